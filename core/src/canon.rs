@@ -1,0 +1,240 @@
+//! Canonical JSON: the bytes `JSON.stringify(value, null, 2) + "\n"` prints for a value whose
+//! keys are in schema order. Parsing accepts only bytes that re-serialize to themselves, and
+//! says where they first differ, so a hand edit is caught and located.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::CanonError;
+use crate::model::QueueFile;
+
+/// The largest integer JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`); larger ones would
+/// print differently from Node, so they are refused.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Serializes any value the way `JSON.stringify(v, null, 2) + "\n"` does.
+pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing the model cannot fail: no maps with non-string keys, no floats.
+    let mut out = serde_json::to_vec_pretty(value).expect("model types always serialize");
+    out.push(b'\n');
+    out
+}
+
+/// Compact serialization (`JSON.stringify(v)`), used for digests of single entries.
+pub fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    out.extend(serde_json::to_vec(value).expect("model types always serialize"));
+}
+
+/// Parses `queue.json` and checks that its bytes are canonical.
+pub fn parse_queue(bytes: &[u8]) -> Result<QueueFile, CanonError> {
+    parse_canonical(bytes)
+}
+
+/// Parses any canonical document (queue file, witness, lock) and checks its bytes.
+pub fn parse_canonical<T: DeserializeOwned + Serialize>(bytes: &[u8]) -> Result<T, CanonError> {
+    let value = parse_lenient(bytes)?;
+    check_bytes(bytes, &to_canonical(&value))?;
+    Ok(value)
+}
+
+/// Parses without the byte-for-byte check: UTF-8, integer range and schema only.
+pub fn parse_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CanonError> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(CanonError::ByteOrderMark);
+    }
+    if let Err(e) = core::str::from_utf8(bytes) {
+        let offset = e.valid_up_to();
+        let (line, column) = line_col(bytes, offset);
+        return Err(CanonError::NotUtf8 {
+            offset,
+            line,
+            column,
+        });
+    }
+    scan_integers(bytes)?;
+    serde_json::from_slice(bytes).map_err(|e| {
+        let offset = offset_of(bytes, e.line(), e.column());
+        let message = strip_position(&e);
+        if e.is_data() {
+            CanonError::Schema {
+                line: e.line(),
+                column: e.column(),
+                offset,
+                message,
+            }
+        } else {
+            CanonError::Syntax {
+                line: e.line(),
+                column: e.column(),
+                offset,
+                message,
+            }
+        }
+    })
+}
+
+/// Compares input bytes with their re-serialization and reports the first difference.
+pub fn check_bytes(found: &[u8], expected: &[u8]) -> Result<(), CanonError> {
+    if found == expected {
+        return Ok(());
+    }
+    let offset = found
+        .iter()
+        .zip(expected)
+        .position(|(a, b)| a != b)
+        .unwrap_or(found.len().min(expected.len()));
+    let (line, column) = line_col(found, offset);
+    Err(CanonError::NotCanonical {
+        offset,
+        line,
+        column,
+        expected: snippet(expected, offset),
+        found: snippet(found, offset),
+    })
+}
+
+/// Refuses integers JavaScript cannot hold exactly, before serde sees them. Strings are
+/// skipped; every run of digits outside a string is one number's integer part.
+fn scan_integers(bytes: &[u8]) -> Result<(), CanonError> {
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b.is_ascii_digit() {
+            let start = i;
+            let mut value: u64 = 0;
+            let mut overflow = false;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                let d = u64::from(bytes[i] - b'0');
+                match value.checked_mul(10).and_then(|v| v.checked_add(d)) {
+                    Some(v) if v <= MAX_SAFE_INTEGER => value = v,
+                    _ => overflow = true,
+                }
+                i += 1;
+            }
+            if overflow {
+                let (line, column) = line_col(bytes, start);
+                return Err(CanonError::UnsafeInteger {
+                    offset: start,
+                    line,
+                    column,
+                });
+            }
+            continue;
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let upto = &bytes[..offset.min(bytes.len())];
+    let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    (line, offset - line_start + 1)
+}
+
+fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
+    if line == 0 {
+        return 0;
+    }
+    let mut start = 0;
+    for _ in 1..line {
+        match bytes[start..].iter().position(|&b| b == b'\n') {
+            Some(p) => start += p + 1,
+            None => return bytes.len(),
+        }
+    }
+    (start + column.saturating_sub(1)).min(bytes.len())
+}
+
+/// serde_json appends " at line L column C"; the error variants carry those numbers already.
+fn strip_position(e: &serde_json::Error) -> String {
+    let full = alloc::format!("{e}");
+    match full.rfind(" at line ") {
+        Some(p) => String::from(&full[..p]),
+        None => full,
+    }
+}
+
+/// Up to 24 bytes from `offset`, escaped so control bytes and newlines stay on one line.
+fn snippet(bytes: &[u8], offset: usize) -> String {
+    let start = offset.min(bytes.len());
+    let end = (start + 24).min(bytes.len());
+    if start == end {
+        return String::from("end of file");
+    }
+    let text = String::from_utf8_lossy(&bytes[start..end]);
+    alloc::format!("{:?}", text.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Doc {
+        a: u64,
+        b: Vec<String>,
+        c: Option<String>,
+    }
+
+    #[test]
+    fn matches_json_stringify_layout() {
+        let d = Doc {
+            a: 1,
+            b: vec![],
+            c: Some(String::from("é\u{1}\"\\\t")),
+        };
+        let out = String::from_utf8(to_canonical(&d)).unwrap();
+        assert_eq!(
+            out,
+            "{\n  \"a\": 1,\n  \"b\": [],\n  \"c\": \"é\\u0001\\\"\\\\\\t\"\n}\n"
+        );
+    }
+
+    #[test]
+    fn refuses_and_locates_a_difference() {
+        let err = parse_canonical::<Doc>(b"{\n  \"a\": 1,\n  \"b\": [],\n  \"c\":  null\n}\n")
+            .unwrap_err();
+        match err {
+            CanonError::NotCanonical { line, column, .. } => assert_eq!((line, column), (4, 8)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn refuses_unsafe_integers_but_not_digits_in_strings() {
+        let ok = b"{\n  \"a\": 9007199254740991,\n  \"b\": [\n    \"99999999999999999999\"\n  ],\n  \"c\": null\n}\n";
+        assert!(parse_canonical::<Doc>(ok).is_ok());
+        let bad = b"{\n  \"a\": 9007199254740992,\n  \"b\": [],\n  \"c\": null\n}\n";
+        assert!(matches!(
+            parse_canonical::<Doc>(bad),
+            Err(CanonError::UnsafeInteger { line: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col(b"ab\ncd", 4), (2, 2));
+        assert_eq!(line_col(b"", 0), (1, 1));
+    }
+}

@@ -1,0 +1,110 @@
+//! SHA-256 digests: file and body hashes, and the log's hash chain that the witness records.
+//! `logDigest` at revision N is d_N where d_0 is 32 zero bytes and
+//! d_i = SHA-256(d_{i-1} || compact JSON of entry i), so a witness pins the whole prefix.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use sha2::{Digest, Sha256};
+
+use crate::canon;
+use crate::entry::Entry;
+use crate::error::WitnessError;
+use crate::model::{QueueFile, Witness};
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of any byte string.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    s
+}
+
+/// True for exactly `len` lowercase hex digits.
+pub fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The hash chain over the first `upto` entries of `log`.
+pub fn log_digest(log: &[Entry], upto: usize) -> String {
+    let mut chain = [0u8; 32];
+    let mut buf = Vec::with_capacity(1024);
+    for entry in &log[..upto.min(log.len())] {
+        buf.clear();
+        canon::write_compact(entry, &mut buf);
+        let mut h = Sha256::new();
+        h.update(chain);
+        h.update(&buf);
+        chain = h.finalize().into();
+    }
+    hex(&chain)
+}
+
+/// The witness a write of `file` (whose canonical bytes hash to `file_sha`) leaves behind.
+pub fn witness_for(file: &QueueFile, file_sha: String, at: String) -> Witness {
+    Witness {
+        revision: file.revision,
+        log_digest: log_digest(&file.log, file.log.len()),
+        file_sha,
+        at,
+    }
+}
+
+/// Checks that `file` (already verified) extends what `witness` saw: no lost or rewritten
+/// history. `file_sha` is the SHA-256 of the file's bytes; at equal revisions it must match.
+pub fn check_extends(
+    file: &QueueFile,
+    file_sha: &str,
+    witness: &Witness,
+) -> Result<(), WitnessError> {
+    if witness.revision > file.revision {
+        return Err(WitnessError::Behind {
+            witness: witness.revision,
+            file: file.revision,
+        });
+    }
+    let upto = usize::try_from(witness.revision).unwrap_or(usize::MAX);
+    if log_digest(&file.log, upto) != witness.log_digest {
+        return Err(WitnessError::Diverged {
+            revision: witness.revision,
+        });
+    }
+    if witness.revision == file.revision && witness.file_sha != file_sha {
+        return Err(WitnessError::FileChanged {
+            revision: file.revision,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_of_empty_input() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn empty_chain_is_zero() {
+        assert_eq!(log_digest(&[], 0), "0".repeat(64));
+    }
+
+    #[test]
+    fn hex_check() {
+        assert!(is_hex("00ff", 4));
+        assert!(!is_hex("00FF", 4));
+        assert!(!is_hex("00f", 4));
+    }
+}

@@ -1,0 +1,379 @@
+//! Log entries and the normalized arguments of each verb. An entry's `args` are typed by its
+//! `verb`, which canonical order puts first, so the entry deserializer reads `verb` and then
+//! parses `args` straight into that verb's struct (no intermediate JSON value).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Status, Witness};
+
+/// The semantics version this core writes: 2, review requests (piece D).
+pub const CURRENT_SEMANTICS: u8 = 2;
+
+/// One operation in the append-only log.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub rev: u64,
+    pub op: String,
+    pub verb: Verb,
+    pub by: String,
+    pub at: String,
+    pub semantics: u8,
+    pub args: Args,
+    pub receipt: String,
+    pub body: String,
+}
+
+/// The verbs that write a log entry.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verb {
+    Genesis,
+    Add,
+    Move,
+    Release,
+    Assign,
+    Note,
+    Set,
+    AcceptHistory,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Genesis => "genesis",
+            Verb::Add => "add",
+            Verb::Move => "move",
+            Verb::Release => "release",
+            Verb::Assign => "assign",
+            Verb::Note => "note",
+            Verb::Set => "set",
+            Verb::AcceptHistory => "accept-history",
+        }
+    }
+}
+
+impl fmt::Display for Verb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The normalized arguments of an entry, one struct per verb.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Args {
+    Genesis(GenesisArgs),
+    Add(AddArgs),
+    Move(MoveArgs),
+    Release(IdArgs),
+    Assign(AssignArgs),
+    Note(NoteArgs),
+    Set(SetArgs),
+    AcceptHistory(AcceptHistoryArgs),
+}
+
+impl Args {
+    pub fn verb(&self) -> Verb {
+        match self {
+            Args::Genesis(_) => Verb::Genesis,
+            Args::Add(_) => Verb::Add,
+            Args::Move(_) => Verb::Move,
+            Args::Release(_) => Verb::Release,
+            Args::Assign(_) => Verb::Assign,
+            Args::Note(_) => Verb::Note,
+            Args::Set(_) => Verb::Set,
+            Args::AcceptHistory(_) => Verb::AcceptHistory,
+        }
+    }
+}
+
+/// `genesis`: the reviewed migration map and the table text it replaces.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GenesisArgs {
+    pub branch: String,
+    pub source: String,
+    pub rows: Vec<MapRow>,
+    pub legacy_view: String,
+}
+
+/// One row of the migration map as genesis recorded it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MapRow {
+    pub id: u64,
+    pub piece: String,
+    pub owner: Option<String>,
+    pub status: Status,
+    pub gate: Option<String>,
+    pub issues: Vec<u64>,
+    pub note: Option<String>,
+}
+
+/// `add`: the new row's id is assigned when the entry is written and kept here.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AddArgs {
+    pub id: u64,
+    pub piece: String,
+    pub owner: Option<String>,
+    pub status: Status,
+    pub gate: Option<String>,
+    pub issues: Vec<u64>,
+    pub reviewers: Vec<String>,
+    pub brief: Option<String>,
+    pub note: Option<String>,
+}
+
+/// `move ID STATUS`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MoveArgs {
+    pub id: u64,
+    pub to: Status,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub candidate: Option<String>,
+    #[serde(default)]
+    pub issue: Option<u64>,
+    #[serde(default)]
+    pub evidence: Option<Evidence>,
+}
+
+/// `--evidence comment=<id>,round=<n>,candidate=<digest>` for closing a round that posted nothing.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Evidence {
+    pub comment: u64,
+    pub round: u32,
+    pub candidate: String,
+}
+
+/// Verbs that only name a row (`release`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IdArgs {
+    pub id: u64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AssignArgs {
+    pub id: u64,
+    pub owner: String,
+}
+
+/// `note ID TEXT`; an empty TEXT clears the note and is recorded as `null`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NoteArgs {
+    pub id: u64,
+    pub text: Option<String>,
+}
+
+/// `set ID FIELD VALUE`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", try_from = "RawSetArgs")]
+pub struct SetArgs {
+    pub id: u64,
+    pub field: SetField,
+    pub value: SetValue,
+    pub reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawSetArgs {
+    id: u64,
+    field: SetField,
+    value: serde_json::Value,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl TryFrom<RawSetArgs> for SetArgs {
+    type Error = serde_json::Error;
+    fn try_from(raw: RawSetArgs) -> Result<Self, Self::Error> {
+        let value = match raw.field {
+            SetField::Piece | SetField::Gate | SetField::Brief => {
+                SetValue::Text(serde_json::from_value(raw.value)?)
+            }
+            SetField::Issues | SetField::Closes => {
+                SetValue::Numbers(serde_json::from_value(raw.value)?)
+            }
+            SetField::Reviewers => SetValue::Seats(serde_json::from_value(raw.value)?),
+        };
+        Ok(SetArgs {
+            id: raw.id,
+            field: raw.field,
+            value,
+            reason: raw.reason,
+        })
+    }
+}
+
+/// The fields `set` may change.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetField {
+    Piece,
+    Gate,
+    Issues,
+    Closes,
+    Reviewers,
+    Brief,
+}
+
+impl SetField {
+    pub const ALL: [SetField; 6] = [
+        SetField::Piece,
+        SetField::Gate,
+        SetField::Issues,
+        SetField::Closes,
+        SetField::Reviewers,
+        SetField::Brief,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetField::Piece => "piece",
+            SetField::Gate => "gate",
+            SetField::Issues => "issues",
+            SetField::Closes => "closes",
+            SetField::Reviewers => "reviewers",
+            SetField::Brief => "brief",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SetField> {
+        SetField::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}
+
+/// A `set` value, typed by its field.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum SetValue {
+    Text(Option<String>),
+    Numbers(Vec<u64>),
+    Seats(Vec<String>),
+}
+
+/// `accept-history`: the witness it replaced (or none) and why.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AcceptHistoryArgs {
+    pub reason: String,
+    pub old_witness: Option<Witness>,
+    pub new_revision: u64,
+    pub notice: String,
+}
+
+// ---- deserialization of Entry: `args` is typed by the `verb` read before it ----
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum EntryField {
+    Rev,
+    Op,
+    Verb,
+    By,
+    At,
+    Semantics,
+    Args,
+    Receipt,
+    Body,
+}
+
+const ENTRY_FIELDS: &[&str] = &[
+    "rev",
+    "op",
+    "verb",
+    "by",
+    "at",
+    "semantics",
+    "args",
+    "receipt",
+    "body",
+];
+
+struct ArgsSeed(Verb);
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed {
+    type Value = Args;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Args, D::Error> {
+        Ok(match self.0 {
+            Verb::Genesis => Args::Genesis(GenesisArgs::deserialize(d)?),
+            Verb::Add => Args::Add(AddArgs::deserialize(d)?),
+            Verb::Move => Args::Move(MoveArgs::deserialize(d)?),
+            Verb::Release => Args::Release(IdArgs::deserialize(d)?),
+            Verb::Assign => Args::Assign(AssignArgs::deserialize(d)?),
+            Verb::Note => Args::Note(NoteArgs::deserialize(d)?),
+            Verb::Set => Args::Set(SetArgs::deserialize(d)?),
+            Verb::AcceptHistory => Args::AcceptHistory(AcceptHistoryArgs::deserialize(d)?),
+        })
+    }
+}
+
+struct EntryVisitor;
+
+fn put<T, E: de::Error>(slot: &mut Option<T>, name: &'static str, v: T) -> Result<(), E> {
+    if slot.is_some() {
+        return Err(E::duplicate_field(name));
+    }
+    *slot = Some(v);
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for EntryVisitor {
+    type Value = Entry;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a log entry object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+        let (mut rev, mut op, mut verb, mut by, mut at) = (None, None, None, None, None);
+        let (mut semantics, mut args, mut receipt, mut body) = (None, None, None, None);
+        while let Some(key) = map.next_key::<EntryField>()? {
+            match key {
+                EntryField::Rev => put(&mut rev, "rev", map.next_value()?)?,
+                EntryField::Op => put(&mut op, "op", map.next_value()?)?,
+                EntryField::Verb => put(&mut verb, "verb", map.next_value()?)?,
+                EntryField::By => put(&mut by, "by", map.next_value()?)?,
+                EntryField::At => put(&mut at, "at", map.next_value()?)?,
+                EntryField::Semantics => put(&mut semantics, "semantics", map.next_value()?)?,
+                EntryField::Args => {
+                    let v = verb.ok_or_else(|| {
+                        de::Error::custom("`args` comes before `verb`; the key order is fixed")
+                    })?;
+                    put(&mut args, "args", map.next_value_seed(ArgsSeed(v))?)?
+                }
+                EntryField::Receipt => put(&mut receipt, "receipt", map.next_value()?)?,
+                EntryField::Body => put(&mut body, "body", map.next_value()?)?,
+            }
+        }
+        Ok(Entry {
+            rev: rev.ok_or_else(|| de::Error::missing_field("rev"))?,
+            op: op.ok_or_else(|| de::Error::missing_field("op"))?,
+            verb: verb.ok_or_else(|| de::Error::missing_field("verb"))?,
+            by: by.ok_or_else(|| de::Error::missing_field("by"))?,
+            at: at.ok_or_else(|| de::Error::missing_field("at"))?,
+            semantics: semantics.ok_or_else(|| de::Error::missing_field("semantics"))?,
+            args: args.ok_or_else(|| de::Error::missing_field("args"))?,
+            receipt: receipt.ok_or_else(|| de::Error::missing_field("receipt"))?,
+            body: body.ok_or_else(|| de::Error::missing_field("body"))?,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        d.deserialize_struct("Entry", ENTRY_FIELDS, EntryVisitor)
+    }
+}

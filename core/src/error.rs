@@ -1,0 +1,386 @@
+//! One error enum per domain: canonical bytes, verb refusals, replay, the migration map, the
+//! table markers and the witness. Each has a stable `kind()` code that fixtures, the wasm
+//! build and the host's exit-code mapping use; the `Display` text is what a person reads.
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use thiserror::Error;
+
+use crate::model::Status;
+
+/// The bytes of a document are not a canonical queue file.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum CanonError {
+    /// A UTF-8 byte-order mark precedes the JSON.
+    #[error("the file starts with a UTF-8 byte-order mark; remove those three bytes")]
+    ByteOrderMark,
+    /// The bytes are not valid UTF-8.
+    #[error("invalid UTF-8 at byte {offset} (line {line}, column {column})")]
+    NotUtf8 {
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
+    /// An integer beyond 2^53-1, which JavaScript would not keep exact.
+    #[error(
+        "integer too large at line {line}, column {column} (byte {offset}): the limit is 9007199254740991"
+    )]
+    UnsafeInteger {
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
+    /// Not JSON at all.
+    #[error("not valid JSON at line {line}, column {column} (byte {offset}): {message}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        offset: usize,
+        message: String,
+    },
+    /// JSON, but not the queue's schema (a missing, unknown, duplicate or mistyped field).
+    #[error("does not match the schema at line {line}, column {column} (byte {offset}): {message}")]
+    Schema {
+        line: usize,
+        column: usize,
+        offset: usize,
+        message: String,
+    },
+    /// Valid and in schema, but not byte-identical to its own re-serialization.
+    #[error(
+        "not in canonical form at line {line}, column {column} (byte {offset}): expected {expected}, found {found}"
+    )]
+    NotCanonical {
+        offset: usize,
+        line: usize,
+        column: usize,
+        expected: String,
+        found: String,
+    },
+}
+
+impl CanonError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CanonError::ByteOrderMark => "bom",
+            CanonError::NotUtf8 { .. } => "not-utf8",
+            CanonError::UnsafeInteger { .. } => "unsafe-integer",
+            CanonError::Syntax { .. } => "json-syntax",
+            CanonError::Schema { .. } => "schema",
+            CanonError::NotCanonical { .. } => "not-canonical",
+        }
+    }
+}
+
+/// A verb refused: the command breaks a rule of the queue. Nothing is written.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum VerbError {
+    #[error(
+        "op id `{op}` is invalid: use 8 to 72 characters of [a-z0-9._-], starting with a letter or digit, not ending in .outcome"
+    )]
+    InvalidOp { op: String },
+    #[error(
+        "actor `{name}` is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+    )]
+    InvalidActor { name: String },
+    #[error(
+        "seat `{name}` is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+    )]
+    InvalidSeat { name: String },
+    #[error(
+        "op `{op}` was already used at rev {rev} for another command ({verb}); choose a new op id"
+    )]
+    OpReused {
+        op: String,
+        rev: u64,
+        verb: &'static str,
+    },
+    #[error(
+        "op `{op}` was recorded at rev {rev} by {recorded_by}, not {actor}; choose a new op id"
+    )]
+    OpOtherActor {
+        op: String,
+        rev: u64,
+        recorded_by: String,
+        actor: String,
+    },
+    #[error("no row {id} in the queue; `mosaic-queue list` shows the rows")]
+    NoSuchRow { id: u64 },
+    #[error("row {id} is done; a done row accepts no further changes")]
+    RowDone { id: u64 },
+    #[error("{actor} may not {action}: {who}")]
+    NotAllowed {
+        actor: String,
+        action: String,
+        who: &'static str,
+    },
+    #[error("row {id} cannot move from {from} to {to}; see docs/transitions.md")]
+    NoTransition { id: u64, from: Status, to: Status },
+    #[error("row {id} is already {status}")]
+    SameStatus { id: u64, status: Status },
+    #[error("moving row {id} to {to} needs --reason TEXT")]
+    MissingReason { id: u64, to: Status },
+    #[error("moving row {id} to in-review needs --candidate FILE|REV")]
+    MissingCandidate { id: u64 },
+    #[error("{flag} applies only to a move to in-review; drop it")]
+    CandidateNotAllowed { flag: &'static str },
+    #[error("candidate `{value}` is not a digest: use sha256:<64 hex> or git:<40 hex>")]
+    BadDigest { value: String },
+    #[error("{field} {why}")]
+    BadText {
+        field: &'static str,
+        why: &'static str,
+    },
+    #[error(
+        "{field} looks like it holds a credential ({what}); the log is committed to git forever, so leave secrets out"
+    )]
+    CredentialLike {
+        field: &'static str,
+        what: &'static str,
+    },
+    #[error("issue numbers must be positive integers; got {value}")]
+    BadIssue { value: u64 },
+    #[error("issue lists in the log must be ascending without repeats")]
+    IssueOrder,
+    #[error("seat `{name}` is listed twice")]
+    DuplicateSeat { name: String },
+    #[error(
+        "row {id} round {round} lacks approval from {missing}; each reviewer runs `review record`"
+    )]
+    NotApproved {
+        id: u64,
+        round: u32,
+        missing: String,
+    },
+    #[error("closes must be a subset of the row's issues ({issues}); not listed: #{missing}")]
+    ClosesNotSubset { issues: String, missing: u64 },
+    #[error("narrowing closes on row {id} needs --reason TEXT")]
+    NarrowNeedsReason { id: u64 },
+    #[error("`set {field}` takes {expected}")]
+    SetValueType {
+        field: &'static str,
+        expected: &'static str,
+    },
+    #[error("the queue already has a genesis entry; genesis runs once")]
+    GenesisExists,
+    #[error("the queue has no genesis entry; run `mosaic-queue genesis --map FILE` first")]
+    NoGenesis,
+    #[error("row {id} has no issues, so it cannot open a review round; `set {id} issues N` first")]
+    NoIssues { id: u64 },
+    #[error("row {id} has several issues ({issues}); name one with --issue N")]
+    IssueRequired { id: u64, issues: String },
+    #[error(
+        "issue #{issue} is not among row {id}'s issues ({issues}); name one of them with --issue N"
+    )]
+    IssueNotListed { id: u64, issue: u64, issues: String },
+    #[error(
+        "row {id} has reviewers, so in-review posts a review request; this build has no review workflow yet"
+    )]
+    ReviewRequestUnavailable { id: u64 },
+    #[error(
+        "moving row {id} to done from a round that posted nothing needs --evidence comment=<id>,round=<n>,candidate=<digest>"
+    )]
+    EvidenceRequired { id: u64 },
+    #[error("--evidence does not match row {id}'s current round: {why}")]
+    EvidenceMismatch { id: u64, why: &'static str },
+    #[error("--evidence applies only to a move from in-review to done; drop it")]
+    EvidenceNotAllowed,
+    #[error("timestamp `{at}` is not UTC ISO-8601 with milliseconds (YYYY-MM-DDTHH:MM:SS.mmmZ)")]
+    BadTimestamp { at: String },
+    #[error("semantics {semantics} is not supported by this build (it writes {current})")]
+    UnknownSemantics { semantics: u8, current: u8 },
+    #[error("{what} needs --yes to confirm")]
+    NeedsConfirmation { what: &'static str },
+    #[error("the migration map is invalid: {0}")]
+    Map(#[from] MapError),
+}
+
+impl VerbError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            VerbError::InvalidOp { .. } => "invalid-op",
+            VerbError::InvalidActor { .. } => "invalid-actor",
+            VerbError::InvalidSeat { .. } => "invalid-seat",
+            VerbError::OpReused { .. } => "op-reused",
+            VerbError::OpOtherActor { .. } => "op-other-actor",
+            VerbError::NoSuchRow { .. } => "no-such-row",
+            VerbError::RowDone { .. } => "row-done",
+            VerbError::NotAllowed { .. } => "not-allowed",
+            VerbError::NoTransition { .. } => "no-transition",
+            VerbError::SameStatus { .. } => "same-status",
+            VerbError::MissingReason { .. } => "missing-reason",
+            VerbError::MissingCandidate { .. } => "missing-candidate",
+            VerbError::CandidateNotAllowed { .. } => "candidate-not-allowed",
+            VerbError::BadDigest { .. } => "bad-digest",
+            VerbError::BadText { .. } => "bad-text",
+            VerbError::CredentialLike { .. } => "credential-like",
+            VerbError::BadIssue { .. } => "bad-issue",
+            VerbError::IssueOrder => "issue-order",
+            VerbError::DuplicateSeat { .. } => "duplicate-seat",
+            VerbError::NotApproved { .. } => "not-approved",
+            VerbError::ClosesNotSubset { .. } => "closes-not-subset",
+            VerbError::NarrowNeedsReason { .. } => "narrow-needs-reason",
+            VerbError::SetValueType { .. } => "set-value-type",
+            VerbError::GenesisExists => "genesis-exists",
+            VerbError::NoGenesis => "no-genesis",
+            VerbError::NoIssues { .. } => "no-issues",
+            VerbError::IssueRequired { .. } => "issue-required",
+            VerbError::IssueNotListed { .. } => "issue-not-listed",
+            VerbError::ReviewRequestUnavailable { .. } => "review-request-unavailable",
+            VerbError::EvidenceRequired { .. } => "evidence-required",
+            VerbError::EvidenceMismatch { .. } => "evidence-mismatch",
+            VerbError::EvidenceNotAllowed => "evidence-not-allowed",
+            VerbError::BadTimestamp { .. } => "bad-timestamp",
+            VerbError::UnknownSemantics { .. } => "unknown-semantics",
+            VerbError::NeedsConfirmation { .. } => "needs-confirmation",
+            VerbError::Map(_) => "bad-map",
+        }
+    }
+}
+
+/// The log does not replay from genesis to the file's rows and revision.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum ReplayError {
+    #[error("format version {found} is not supported (this build reads {supported})")]
+    Version { found: u32, supported: u32 },
+    #[error("the log is empty; a queue file starts with its genesis entry")]
+    EmptyLog,
+    #[error(
+        "log entry {index} has rev {found}; expected {expected} (the log skips or repeats a revision)"
+    )]
+    RevSequence {
+        index: usize,
+        expected: u64,
+        found: u64,
+    },
+    #[error("log entry rev {rev} is refused by the rules it was written under: {source}")]
+    Refused { rev: u64, source: Box<VerbError> },
+    #[error("log entry rev {rev} records receipt {found:?}, but replay gives {expected:?}")]
+    Receipt {
+        rev: u64,
+        expected: String,
+        found: String,
+    },
+    #[error("log entry rev {rev} repeats op `{op}` first used at rev {first}")]
+    DuplicateOp { rev: u64, op: String, first: u64 },
+    #[error("log entry rev {rev} has a malformed body hash; expected 64 lowercase hex digits")]
+    BodyHash { rev: u64 },
+    #[error("revision is {found}, but the log replays to {expected}")]
+    Revision { expected: u64, found: u64 },
+    #[error("rows differ from the replayed log: {detail}")]
+    Rows { detail: String },
+}
+
+impl ReplayError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ReplayError::Version { .. } => "version",
+            ReplayError::EmptyLog => "empty-log",
+            ReplayError::RevSequence { .. } => "rev-sequence",
+            ReplayError::Refused { .. } => "entry-refused",
+            ReplayError::Receipt { .. } => "receipt-mismatch",
+            ReplayError::DuplicateOp { .. } => "duplicate-op",
+            ReplayError::BodyHash { .. } => "body-hash",
+            ReplayError::Revision { .. } => "revision-mismatch",
+            ReplayError::Rows { .. } => "rows-mismatch",
+        }
+    }
+}
+
+/// Any reason a queue file is invalid: its bytes or its history.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum QueueError {
+    #[error("queue.json {0}")]
+    Canon(#[from] CanonError),
+    #[error("queue.json is invalid: {0}")]
+    Replay(#[from] ReplayError),
+}
+
+impl QueueError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueError::Canon(e) => e.kind(),
+            QueueError::Replay(e) => e.kind(),
+        }
+    }
+}
+
+/// The migration map cannot be read.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum MapError {
+    #[error("no `source: docs/plans/QUEUE.md blob <40 hex>` line")]
+    NoSource,
+    #[error("no table with the columns # | Piece | Owner | Status | Gate | Issues | Note")]
+    NoTable,
+    #[error("line {line}: {why}")]
+    BadRow { line: usize, why: String },
+    #[error("row {id} appears twice (line {line})")]
+    DuplicateId { id: u64, line: usize },
+    #[error("the map has no rows")]
+    Empty,
+}
+
+impl MapError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            MapError::NoSource => "map-no-source",
+            MapError::NoTable => "map-no-table",
+            MapError::BadRow { .. } => "map-bad-row",
+            MapError::DuplicateId { .. } => "map-duplicate-id",
+            MapError::Empty => "map-empty",
+        }
+    }
+}
+
+/// QUEUE.md does not have exactly one pair of markers in order.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum TableError {
+    #[error(
+        "QUEUE.md {why}; it needs one `<!-- mosaic-queue:begin -->` line and, after it, one `<!-- mosaic-queue:end -->` line"
+    )]
+    Markers { why: &'static str },
+}
+
+impl TableError {
+    pub fn kind(&self) -> &'static str {
+        "table-markers"
+    }
+}
+
+/// The queue file does not extend the witness: history was lost or rewritten.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum WitnessError {
+    #[error(
+        "queue.json is at rev {file} but the witness saw rev {witness}: history was lost (see Manual recovery)"
+    )]
+    Behind { witness: u64, file: u64 },
+    #[error(
+        "queue.json's log up to rev {revision} differs from what the witness saw: history was rewritten (see Manual recovery)"
+    )]
+    Diverged { revision: u64 },
+    #[error(
+        "queue.json at rev {revision} is not the file the witness saw; it was changed after its write"
+    )]
+    FileChanged { revision: u64 },
+}
+
+impl WitnessError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WitnessError::Behind { .. } => "witness-behind",
+            WitnessError::Diverged { .. } => "witness-diverged",
+            WitnessError::FileChanged { .. } => "witness-file-changed",
+        }
+    }
+}
+
+/// Joins issue numbers as the table shows them: `#12, #14`.
+pub fn issue_list(issues: &[u64]) -> String {
+    let parts: Vec<String> = issues.iter().map(|i| alloc::format!("#{i}")).collect();
+    if parts.is_empty() {
+        String::from("none")
+    } else {
+        parts.join(", ")
+    }
+}

@@ -1,0 +1,32 @@
+//! mosaic-queue-core: the work queue as data, with no I/O. Bytes, the actor, the time and
+//! facts about the world come in as arguments; decisions, new bytes and receipts come out.
+//! The native CLI, the wasm build and the Node package all call this crate.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod canon;
+pub mod digest;
+pub mod entry;
+pub mod error;
+pub mod map;
+pub mod matrix;
+pub mod model;
+pub mod next;
+pub mod queue;
+pub mod render;
+pub mod replay;
+pub mod rules;
+pub mod state;
+pub mod table;
+pub mod verbs;
+
+pub use entry::{Args, CURRENT_SEMANTICS, Entry, Verb};
+pub use error::{
+    CanonError, MapError, QueueError, ReplayError, TableError, VerbError, WitnessError,
+};
+pub use model::{QueueFile, Row, Status, Witness};
+pub use queue::{Outcome, Queue};
+pub use table::BodyStatus;
+pub use verbs::Command;

@@ -1,0 +1,274 @@
+//! The migration map: a markdown file naming the QUEUE.md blob it was built from and a table
+//! of rows (`# | Piece | Owner | Status | Gate | Issues | Note`). `parse` feeds genesis;
+//! `drift` compares the map with the current QUEUE.md for `map-check`.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use crate::digest::is_hex;
+use crate::entry::MapRow;
+use crate::error::MapError;
+use crate::model::Status;
+
+const COLUMNS: [&str; 7] = ["#", "Piece", "Owner", "Status", "Gate", "Issues", "Note"];
+const SOURCE_PREFIX: &str = "source: docs/plans/QUEUE.md blob ";
+
+/// A parsed migration map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Map {
+    /// The 40-hex blob id of the QUEUE.md the map was built from.
+    pub source: String,
+    pub rows: Vec<MapRow>,
+}
+
+/// Parses a migration map.
+pub fn parse(md: &str) -> Result<Map, MapError> {
+    let source = md
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(SOURCE_PREFIX))
+        .map(str::trim)
+        .filter(|h| is_hex(h, 40))
+        .ok_or(MapError::NoSource)?;
+    let rows = parse_table(md)?;
+    if rows.is_empty() {
+        return Err(MapError::Empty);
+    }
+    let mut seen = BTreeMap::new();
+    for (line, row) in &rows {
+        if seen.insert(row.id, *line).is_some() {
+            return Err(MapError::DuplicateId {
+                id: row.id,
+                line: *line,
+            });
+        }
+    }
+    Ok(Map {
+        source: String::from(source),
+        rows: rows.into_iter().map(|(_, r)| r).collect(),
+    })
+}
+
+/// The rows of the first table with the queue's columns, with their 1-based line numbers.
+pub fn parse_table(md: &str) -> Result<Vec<(usize, MapRow)>, MapError> {
+    let lines: Vec<&str> = md.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with('|') && split_cells(l) == COLUMNS)
+        .ok_or(MapError::NoTable)?;
+    let mut rows = Vec::new();
+    for (i, line) in lines.iter().enumerate().skip(header + 2) {
+        if !line.trim_start().starts_with('|') {
+            break;
+        }
+        let number = i + 1;
+        rows.push((
+            number,
+            parse_row(line).map_err(|why| MapError::BadRow { line: number, why })?,
+        ));
+    }
+    Ok(rows)
+}
+
+/// Splits a table line on unescaped `|` and unescapes `\|` in each trimmed cell.
+fn split_cells(line: &str) -> Vec<String> {
+    let inner = line.trim();
+    let inner = inner.strip_prefix('|').unwrap_or(inner);
+    let inner = inner
+        .strip_suffix('|')
+        .filter(|s| !s.ends_with('\\'))
+        .unwrap_or(inner);
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cell.push('|');
+                chars.next();
+            }
+            '|' => cells.push(core::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells.into_iter().map(|c| String::from(c.trim())).collect()
+}
+
+fn is_blank(cell: &str) -> bool {
+    matches!(cell, "" | "-" | "—")
+}
+
+fn optional(cell: &str) -> Option<String> {
+    (!is_blank(cell)).then(|| String::from(cell))
+}
+
+fn parse_row(line: &str) -> Result<MapRow, String> {
+    let cells = split_cells(line);
+    if cells.len() != COLUMNS.len() {
+        return Err(format!("expected 7 cells, found {}", cells.len()));
+    }
+    let id: u64 = cells[0]
+        .trim_start_matches('#')
+        .parse()
+        .map_err(|_| format!("row number `{}` is not a number", cells[0]))?;
+    if cells[1].is_empty() {
+        return Err(String::from("the piece is empty"));
+    }
+    let status = Status::parse(&cells[3])
+        .ok_or_else(|| format!("status `{}` is not one of the seven statuses", cells[3]))?;
+    let mut issues = Vec::new();
+    if !is_blank(&cells[5]) {
+        for part in cells[5].split(',') {
+            let n: u64 = part
+                .trim()
+                .strip_prefix('#')
+                .and_then(|n| n.parse().ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("issue `{}` is not written #N", part.trim()))?;
+            issues.push(n);
+        }
+    }
+    issues.sort_unstable();
+    issues.dedup();
+    Ok(MapRow {
+        id,
+        piece: cells[1].clone(),
+        owner: optional(&cells[2]),
+        status,
+        gate: optional(&cells[4]),
+        issues,
+        note: optional(&cells[6]),
+    })
+}
+
+/// What changed between the map and the current QUEUE.md.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Drift {
+    /// Table lines added or removed since the map's source blob.
+    pub lines: Vec<LineChange>,
+    /// Rows whose piece, owner or issues no longer match the map, or that one side lacks.
+    pub rows: Vec<RowDrift>,
+}
+
+impl Drift {
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty() && self.rows.is_empty()
+    }
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct LineChange {
+    pub added: bool,
+    /// 1-based line number in the current file (added) or the source blob (removed).
+    pub line: usize,
+    pub text: String,
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct RowDrift {
+    pub id: u64,
+    pub field: &'static str,
+    pub map: String,
+    pub table: String,
+}
+
+/// Compares the map with the current QUEUE.md text; `source_md` is the text of the blob the
+/// map names. Table lines are compared as a multiset, so a moved line is not reported.
+pub fn drift(map: &Map, source_md: &str, current_md: &str) -> Drift {
+    let table_lines = |md: &str| -> Vec<(usize, String)> {
+        md.lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with('|'))
+            .map(|(i, l)| (i + 1, String::from(l)))
+            .collect()
+    };
+    let old = table_lines(source_md);
+    let new = table_lines(current_md);
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, l) in &old {
+        *counts.entry(l.as_str()).or_default() += 1;
+    }
+    let mut lines = Vec::new();
+    for (n, l) in &new {
+        match counts.get_mut(l.as_str()) {
+            Some(c) if *c > 0 => *c -= 1,
+            _ => lines.push(LineChange {
+                added: true,
+                line: *n,
+                text: l.clone(),
+            }),
+        }
+    }
+    for (n, l) in old.iter().rev() {
+        if let Some(c) = counts.get_mut(l.as_str()).filter(|c| **c > 0) {
+            *c -= 1;
+            lines.push(LineChange {
+                added: false,
+                line: *n,
+                text: l.clone(),
+            });
+        }
+    }
+    lines.sort_by_key(|c| (c.line, c.added));
+
+    let current: BTreeMap<u64, MapRow> = parse_table(current_md)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, r)| (r.id, r))
+        .collect();
+    let mut rows = Vec::new();
+    for m in &map.rows {
+        let Some(t) = current.get(&m.id) else {
+            rows.push(RowDrift {
+                id: m.id,
+                field: "row",
+                map: m.piece.clone(),
+                table: String::from("(missing)"),
+            });
+            continue;
+        };
+        let show_owner = |o: &Option<String>| o.clone().unwrap_or_else(|| String::from("(none)"));
+        let show_issues = |v: &[u64]| {
+            let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
+            parts.join(", ")
+        };
+        if m.piece != t.piece {
+            rows.push(RowDrift {
+                id: m.id,
+                field: "piece",
+                map: m.piece.clone(),
+                table: t.piece.clone(),
+            });
+        }
+        if m.owner != t.owner {
+            rows.push(RowDrift {
+                id: m.id,
+                field: "owner",
+                map: show_owner(&m.owner),
+                table: show_owner(&t.owner),
+            });
+        }
+        if m.issues != t.issues {
+            rows.push(RowDrift {
+                id: m.id,
+                field: "issues",
+                map: show_issues(&m.issues),
+                table: show_issues(&t.issues),
+            });
+        }
+    }
+    for (id, t) in &current {
+        if !map.rows.iter().any(|m| m.id == *id) {
+            rows.push(RowDrift {
+                id: *id,
+                field: "row",
+                map: String::from("(missing)"),
+                table: t.piece.clone(),
+            });
+        }
+    }
+    Drift { lines, rows }
+}

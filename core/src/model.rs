@@ -1,0 +1,169 @@
+//! The queue file's data model: the top-level document, rows, statuses and review rounds.
+//! Field order here is the canonical key order of `queue.json`; `canon` relies on it, so a
+//! reordering is a format change and needs a new `version`.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use serde::{Deserialize, Serialize};
+
+use crate::entry::Entry;
+
+/// The format version this core writes and accepts.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// `docs/plans/queue.json` as a whole.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct QueueFile {
+    pub version: u32,
+    pub canonical_root: String,
+    pub revision: u64,
+    pub rows: Vec<Row>,
+    pub log: Vec<Entry>,
+}
+
+/// One queue row. Every field is always present; absent values are `null` or `[]`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Row {
+    pub id: u64,
+    pub piece: String,
+    pub owner: Option<String>,
+    pub status: Status,
+    pub gate: Option<String>,
+    pub issues: Vec<u64>,
+    pub closes: Vec<u64>,
+    pub closes_narrowed: bool,
+    pub reviewers: Vec<String>,
+    pub brief: Option<String>,
+    pub note: Option<String>,
+    pub blocked_reason: Option<String>,
+    pub review: Option<Review>,
+}
+
+/// The seven row statuses.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Queued,
+    InProgress,
+    InReview,
+    WaitingOnJason,
+    Blocked,
+    Parked,
+    Done,
+}
+
+impl Status {
+    pub const ALL: [Status; 7] = [
+        Status::Queued,
+        Status::InProgress,
+        Status::InReview,
+        Status::WaitingOnJason,
+        Status::Blocked,
+        Status::Parked,
+        Status::Done,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Queued => "queued",
+            Status::InProgress => "in-progress",
+            Status::InReview => "in-review",
+            Status::WaitingOnJason => "waiting-on-jason",
+            Status::Blocked => "blocked",
+            Status::Parked => "parked",
+            Status::Done => "done",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
+    /// Every status but `done` is open: rows in it can still move.
+    pub fn is_open(self) -> bool {
+        self != Status::Done
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A row's review history: one round per move into `in-review`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Review {
+    pub rounds: Vec<Round>,
+}
+
+/// One review round. `requested` is false for a round that posts nothing (a row with no
+/// reviewers, or any round opened under semantics 1).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Round {
+    pub round: u32,
+    pub issue: Option<u64>,
+    pub candidate: Option<String>,
+    pub requested: bool,
+    pub opened_by: String,
+    pub opened_rev: u64,
+    pub attempts: Vec<Attempt>,
+    pub verdicts: Vec<Verdict>,
+    pub duplicate_risk: bool,
+}
+
+/// One attempt to post a round's review request comment.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Attempt {
+    pub op: String,
+    pub by: String,
+    pub state: AttemptState,
+    pub status: Option<u16>,
+    pub detail: Option<String>,
+    pub comment: Option<u64>,
+}
+
+/// Where a request attempt stands.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttemptState {
+    Requesting,
+    Posted,
+    Failed,
+    Uncertain,
+    Abandoned,
+    Conflict,
+}
+
+/// A reviewer's recorded verdict for one round.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Verdict {
+    pub by: String,
+    pub verdict: VerdictKind,
+    pub comment: u64,
+    pub candidate: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictKind {
+    Approve,
+    Changes,
+}
+
+/// The witness `.git/mosaic-queue.head`: what the last durable write produced.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Witness {
+    pub revision: u64,
+    pub log_digest: String,
+    pub file_sha: String,
+    pub at: String,
+}

@@ -1,0 +1,194 @@
+//! A verified queue and the write-side API: `verify` parses and replays bytes, `genesis`
+//! starts a file, `execute` turns a command into a new entry (or finds it already recorded).
+//! The host does the I/O around these calls; nothing here reads a clock or a file.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::canon;
+use crate::digest::{self, sha256_hex};
+use crate::entry::{Args, CURRENT_SEMANTICS, Entry, GenesisArgs};
+use crate::error::{QueueError, VerbError, WitnessError};
+use crate::model::{FORMAT_VERSION, QueueFile, Row, Witness};
+use crate::next;
+use crate::render::render_body;
+use crate::replay::replay;
+use crate::rules;
+use crate::state::State;
+use crate::table::{self, BodyStatus};
+use crate::verbs::{self, Command, Ctx};
+
+/// A queue file whose bytes are canonical and whose log replays to its rows.
+#[derive(Clone, Debug)]
+pub struct Queue {
+    file: QueueFile,
+    state: State,
+}
+
+/// What `execute` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A new entry at `rev`; the caller must write the file before printing the receipt.
+    Applied { rev: u64, receipt: String },
+    /// The op was already in the log: its original receipt, nothing changed.
+    Recorded { rev: u64, receipt: String },
+}
+
+impl Outcome {
+    pub fn receipt(&self) -> &str {
+        match self {
+            Outcome::Applied { receipt, .. } | Outcome::Recorded { receipt, .. } => receipt,
+        }
+    }
+}
+
+impl Queue {
+    /// Parses `bytes`, checks they are canonical, and replays the log from genesis.
+    pub fn verify(bytes: &[u8]) -> Result<Queue, QueueError> {
+        let file = canon::parse_queue(bytes)?;
+        let state = replay(&file)?;
+        Ok(Queue { file, state })
+    }
+
+    /// A new queue holding only its genesis entry.
+    pub fn genesis(
+        canonical_root: &str,
+        args: GenesisArgs,
+        op: &str,
+        by: &str,
+        at: &str,
+    ) -> Result<(Queue, String), VerbError> {
+        let mut queue = Queue {
+            file: QueueFile {
+                version: FORMAT_VERSION,
+                canonical_root: String::from(canonical_root),
+                revision: 0,
+                rows: Vec::new(),
+                log: Vec::new(),
+            },
+            state: State::default(),
+        };
+        let receipt = queue.append(Args::Genesis(args), op, by, at)?;
+        Ok((queue, receipt))
+    }
+
+    /// Applies `cmd` as `op` by `by` at `at`. A recorded op with the same command answers
+    /// with its original receipt; under another command or actor it is refused.
+    pub fn execute(
+        &mut self,
+        cmd: &Command,
+        op: &str,
+        by: &str,
+        at: &str,
+    ) -> Result<Outcome, VerbError> {
+        rules::check_op(op)?;
+        rules::check_actor(by)?;
+        if let Some(rev) = self.state.op_rev(op) {
+            let entry = &self.file.log[(rev - 1) as usize];
+            if entry.by != by {
+                return Err(VerbError::OpOtherActor {
+                    op: String::from(op),
+                    rev,
+                    recorded_by: entry.by.clone(),
+                    actor: String::from(by),
+                });
+            }
+            if !cmd.matches(&entry.args, &self.state) {
+                return Err(VerbError::OpReused {
+                    op: String::from(op),
+                    rev,
+                    verb: entry.verb.as_str(),
+                });
+            }
+            return Ok(Outcome::Recorded {
+                rev,
+                receipt: entry.receipt.clone(),
+            });
+        }
+        let rev = self.state.revision + 1;
+        let args = cmd.normalize(&self.state, rev)?;
+        let receipt = self.append(args, op, by, at)?;
+        Ok(Outcome::Applied { rev, receipt })
+    }
+
+    /// Applies `args` as the next entry and records it with the hash of the body it renders.
+    fn append(&mut self, args: Args, op: &str, by: &str, at: &str) -> Result<String, VerbError> {
+        let rev = self.state.revision + 1;
+        let ctx = Ctx {
+            rev,
+            op,
+            by,
+            at,
+            semantics: CURRENT_SEMANTICS,
+        };
+        let receipt = verbs::apply(&mut self.state, &args, &ctx)?;
+        let body = render_body(&self.state);
+        self.file.log.push(Entry {
+            rev,
+            op: String::from(op),
+            verb: args.verb(),
+            by: String::from(by),
+            at: String::from(at),
+            semantics: CURRENT_SEMANTICS,
+            args,
+            receipt: receipt.clone(),
+            body: sha256_hex(body.as_bytes()),
+        });
+        self.file.revision = rev;
+        self.file.rows.clone_from(&self.state.rows);
+        Ok(receipt)
+    }
+
+    pub fn file(&self) -> &QueueFile {
+        &self.file
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn rows(&self) -> &[Row] {
+        &self.file.rows
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.file.revision
+    }
+
+    /// The canonical bytes of the file.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        canon::to_canonical(&self.file)
+    }
+
+    /// The table body for the current state.
+    pub fn render_body(&self) -> String {
+        render_body(&self.state)
+    }
+
+    /// Whether `body` (the text between QUEUE.md's markers) is current, stale or unknown.
+    pub fn body_status(&self, body: &str) -> BodyStatus {
+        table::body_status(&self.file.log, body)
+    }
+
+    /// The row `seat` should take next (see `docs/next.md`).
+    pub fn next(&self, seat: &str) -> Option<&Row> {
+        next::next(&self.file.rows, seat)
+    }
+
+    /// The witness a durable write of these bytes leaves; `file_sha` hashes `to_bytes()`.
+    pub fn witness(&self, file_sha: String, at: String) -> Witness {
+        digest::witness_for(&self.file, file_sha, at)
+    }
+
+    /// Checks that this file extends `witness` (no lost or rewritten history).
+    pub fn check_extends(&self, file_sha: &str, witness: &Witness) -> Result<(), WitnessError> {
+        digest::check_extends(&self.file, file_sha, witness)
+    }
+
+    /// The entry that recorded `op`, if any.
+    pub fn entry_for_op(&self, op: &str) -> Option<&Entry> {
+        self.state
+            .op_rev(op)
+            .map(|rev| &self.file.log[(rev - 1) as usize])
+    }
+}

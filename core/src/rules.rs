@@ -1,0 +1,298 @@
+//! Input rules shared by every verb: op ids, seat names, privileged actors, table text, brief
+//! anchors, timestamps and candidate digests. Replay applies the same rules to every entry,
+//! so a hand-written log cannot smuggle in what the CLI refuses.
+
+use alloc::string::String;
+
+use crate::digest::is_hex;
+use crate::error::VerbError;
+
+/// The actors allowed everything the matrix marks privileged.
+pub const PRIVILEGED: [&str; 2] = ["jason", "sage"];
+/// The lead seat (Gitea login `jarvis`).
+pub const LEAD: &str = "lead";
+/// Longest text a table cell accepts, in characters.
+pub const MAX_TEXT_CHARS: usize = 500;
+
+pub fn is_privileged(actor: &str) -> bool {
+    PRIVILEGED.contains(&actor)
+}
+
+/// The lead or a privileged actor.
+pub fn is_lead_or_privileged(actor: &str) -> bool {
+    actor == LEAD || is_privileged(actor)
+}
+
+/// Op ids: 8 to 72 characters of [a-z0-9._-], first a letter or digit, not ending `.outcome`.
+pub fn check_op(op: &str) -> Result<(), VerbError> {
+    let ok = (8..=72).contains(&op.len())
+        && op.as_bytes()[0].is_ascii_alphanumeric()
+        && op
+            .bytes()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'))
+        && !op.ends_with(".outcome");
+    if ok {
+        Ok(())
+    } else {
+        Err(VerbError::InvalidOp {
+            op: String::from(op),
+        })
+    }
+}
+
+/// Seat names: 1 to 32 characters of [a-z0-9-], first a letter.
+pub fn is_seat(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name.as_bytes()[0].is_ascii_lowercase()
+        && name
+            .bytes()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+}
+
+pub fn check_actor(name: &str) -> Result<(), VerbError> {
+    if is_seat(name) {
+        Ok(())
+    } else {
+        Err(VerbError::InvalidActor {
+            name: String::from(name),
+        })
+    }
+}
+
+pub fn check_seat(name: &str) -> Result<(), VerbError> {
+    if is_seat(name) {
+        Ok(())
+    } else {
+        Err(VerbError::InvalidSeat {
+            name: String::from(name),
+        })
+    }
+}
+
+/// Text the table shows. `\` could undo the table's `|` escape and `<` starts raw HTML, so
+/// both are refused rather than escaped (the contract's rule); control characters would
+/// break the one-line cell.
+pub fn check_text(field: &'static str, text: &str) -> Result<(), VerbError> {
+    let bad = |why| Err(VerbError::BadText { field, why });
+    if text.is_empty() {
+        return bad("is empty");
+    }
+    if text.trim() != text {
+        return bad("starts or ends with white space");
+    }
+    if text.contains('\\') {
+        return bad("contains `\\`, which the table cannot show safely");
+    }
+    if text.contains('<') {
+        return bad("contains `<`, which would start raw HTML in the table");
+    }
+    if text.chars().any(char::is_control) {
+        return bad("contains a control character (a newline or tab, say)");
+    }
+    if text.chars().count() > MAX_TEXT_CHARS {
+        return bad("is longer than 500 characters");
+    }
+    if let Some(what) = credential_like(text) {
+        return Err(VerbError::CredentialLike { field, what });
+    }
+    Ok(())
+}
+
+/// Brief anchors go inside a markdown link target: no white space or parentheses either.
+pub fn check_anchor(anchor: &str) -> Result<(), VerbError> {
+    check_text("brief", anchor)?;
+    if anchor.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+        return Err(VerbError::BadText {
+            field: "brief",
+            why: "contains white space or a parenthesis, which would break the link",
+        });
+    }
+    Ok(())
+}
+
+/// Names what in `text` looks like a secret, if anything does.
+pub fn credential_like(text: &str) -> Option<&'static str> {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("-----begin") {
+        return Some("a PEM header");
+    }
+    if lower.contains("authorization:") {
+        return Some("an Authorization header");
+    }
+    const PREFIXES: [&str; 9] = [
+        "ghp_",
+        "gho_",
+        "ghs_",
+        "ghu_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "akia",
+    ];
+    for word in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')) {
+        if word.len() >= 16 && PREFIXES.iter().any(|p| word.starts_with(p)) {
+            return Some("a known token prefix");
+        }
+    }
+    for key in ["token", "bearer"] {
+        let mut rest = lower.as_str();
+        while let Some(p) = rest.find(key) {
+            let after = rest[p + key.len()..].trim_start_matches([' ', ':', '=']);
+            let run = after
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+                .count();
+            if run >= 20 {
+                return Some("a token after the word token or bearer");
+            }
+            rest = &rest[p + key.len()..];
+        }
+    }
+    for key in [
+        "password", "passwd", "secret", "api_key", "apikey", "api-key",
+    ] {
+        if let Some(p) = lower.find(key) {
+            let after = lower[p + key.len()..].trim_start();
+            if after.starts_with('=') || after.starts_with(':') {
+                return Some("a secret assignment");
+            }
+        }
+    }
+    let token_char =
+        |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '=');
+    for run in text.split(|c: char| !token_char(c)) {
+        if run.len() >= 32
+            && run.bytes().any(|b| b.is_ascii_uppercase())
+            && run.bytes().any(|b| b.is_ascii_lowercase())
+            && run.bytes().any(|b| b.is_ascii_digit())
+        {
+            return Some("a long mixed-case token-like string");
+        }
+    }
+    None
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ`, as JavaScript's `Date.prototype.toISOString` prints it.
+pub fn check_timestamp(at: &str) -> Result<(), VerbError> {
+    let b = at.as_bytes();
+    let digits = |r: core::ops::Range<usize>| -> Option<u32> {
+        let s = at.get(r)?;
+        if s.bytes().all(|c| c.is_ascii_digit()) {
+            s.parse().ok()
+        } else {
+            None
+        }
+    };
+    let ok = b.len() == 24
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'.'
+        && b[23] == b'Z'
+        && digits(0..4).is_some()
+        && matches!(digits(5..7), Some(1..=12))
+        && matches!(digits(8..10), Some(1..=31))
+        && matches!(digits(11..13), Some(0..=23))
+        && matches!(digits(14..16), Some(0..=59))
+        && matches!(digits(17..19), Some(0..=59))
+        && digits(20..23).is_some();
+    if ok {
+        Ok(())
+    } else {
+        Err(VerbError::BadTimestamp {
+            at: String::from(at),
+        })
+    }
+}
+
+/// Candidate digests: `sha256:<64 hex>` (a manifest) or `git:<40 or 64 hex>` (a commit).
+pub fn check_digest(value: &str) -> Result<(), VerbError> {
+    let ok = match value.split_once(':') {
+        Some(("sha256", h)) => is_hex(h, 64),
+        Some(("git", h)) => is_hex(h, 40) || is_hex(h, 64),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(VerbError::BadDigest {
+            value: String::from(value),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_ids() {
+        for ok in ["darkwing-9-start-1", "12345678", "a.b_c-d0"] {
+            assert!(check_op(ok).is_ok(), "{ok}");
+        }
+        let long = "a".repeat(73);
+        for bad in [
+            "short",
+            "-leading-dash",
+            "Upper-case-op",
+            "ends.outcome",
+            long.as_str(),
+            "has space x",
+        ] {
+            assert!(check_op(bad).is_err(), "{bad}");
+        }
+        assert!(check_op(&"a".repeat(72)).is_ok());
+    }
+
+    #[test]
+    fn texts() {
+        assert!(check_text("note", "wire the | pipe").is_ok());
+        for bad in ["", " lead", "a\\b", "a<b", "line\nbreak"] {
+            assert!(check_text("note", bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn credentials_are_spotted_but_commit_ids_pass() {
+        for secret in [
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "Authorization: token abc",
+            "token 0123456789abcdef0123456789abcdef01234567",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123",
+            "password=hunter2hunter2",
+            "see aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3Q0MjQy",
+        ] {
+            assert!(credential_like(secret).is_some(), "{secret}");
+        }
+        for fine in [
+            "fixed in 3f2a9c0d1e2b3a4f5e6d7c8b9a0f1e2d3c4b5a69",
+            "tokens are read by scripts/gitea-api.sh",
+            "docs/plans/queue-as-data-plan-2026-09-26.md",
+        ] {
+            assert!(credential_like(fine).is_none(), "{fine}");
+        }
+    }
+
+    #[test]
+    fn timestamps() {
+        assert!(check_timestamp("2026-11-29T18:13:58.123Z").is_ok());
+        for bad in [
+            "2026-11-29T18:13:58Z",
+            "2026-13-29T18:13:58.123Z",
+            "2026-11-29 18:13:58.123Z",
+        ] {
+            assert!(check_timestamp(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn digests() {
+        assert!(check_digest(&alloc::format!("sha256:{}", "a".repeat(64))).is_ok());
+        assert!(check_digest(&alloc::format!("git:{}", "0".repeat(40))).is_ok());
+        assert!(check_digest("git:abc").is_err());
+        assert!(check_digest(&alloc::format!("md5:{}", "a".repeat(32))).is_err());
+    }
+}

@@ -1,0 +1,79 @@
+//! The replayed state: rows in queue order plus the indexes replay and verbs need (row by id,
+//! op id to revision, the latest move reason per row). Built only by applying entries, so it
+//! is always what the log says.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::VerbError;
+use crate::model::Row;
+
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    pub revision: u64,
+    pub rows: Vec<Row>,
+    /// The branch genesis recorded; `None` before genesis.
+    pub branch: Option<String>,
+    index: BTreeMap<u64, usize>,
+    reasons: BTreeMap<u64, String>,
+    ops: BTreeMap<String, u64>,
+}
+
+impl State {
+    pub fn row(&self, id: u64) -> Result<&Row, VerbError> {
+        self.index
+            .get(&id)
+            .map(|&i| &self.rows[i])
+            .ok_or(VerbError::NoSuchRow { id })
+    }
+
+    /// The row to change: it must exist and not be done.
+    pub fn open_row(&self, id: u64) -> Result<Row, VerbError> {
+        let row = self.row(id)?;
+        if !row.status.is_open() {
+            return Err(VerbError::RowDone { id });
+        }
+        Ok(row.clone())
+    }
+
+    pub fn has_row(&self, id: u64) -> bool {
+        self.index.contains_key(&id)
+    }
+
+    pub fn next_id(&self) -> u64 {
+        self.index.keys().next_back().map_or(1, |id| id + 1)
+    }
+
+    pub(crate) fn put_row(&mut self, row: Row) {
+        match self.index.get(&row.id) {
+            Some(&i) => self.rows[i] = row,
+            None => {
+                self.index.insert(row.id, self.rows.len());
+                self.rows.push(row);
+            }
+        }
+    }
+
+    /// The reason given with the move that set the row's current status, if any.
+    pub fn move_reason(&self, id: u64) -> Option<&str> {
+        self.reasons.get(&id).map(String::as_str)
+    }
+
+    pub(crate) fn set_move_reason(&mut self, id: u64, reason: Option<String>) {
+        match reason {
+            Some(r) => self.reasons.insert(id, r),
+            None => self.reasons.remove(&id),
+        };
+    }
+
+    /// The revision that recorded `op`, if it is in the log.
+    pub fn op_rev(&self, op: &str) -> Option<u64> {
+        self.ops.get(op).copied()
+    }
+
+    pub(crate) fn record_op(&mut self, op: &str, rev: u64) {
+        self.ops.insert(String::from(op), rev);
+        self.revision = rev;
+    }
+}

@@ -1,0 +1,193 @@
+//! Verbs that change a row's fields without moving it: `add`, `assign`, `note`, `set`, and
+//! `accept-history`, which changes no row but records a recovery in the log.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::{Ctx, check_issues, check_opt_text, check_seats, not_allowed};
+use crate::entry::{AcceptHistoryArgs, AddArgs, AssignArgs, NoteArgs, SetArgs, SetField, SetValue};
+use crate::error::{VerbError, issue_list};
+use crate::model::{Row, Status};
+use crate::rules::{self, is_lead_or_privileged};
+use crate::state::State;
+
+const LEAD_OR_PRIVILEGED: &str = "the lead, jason or sage only";
+
+pub(super) fn add(state: &mut State, a: &AddArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    if !is_lead_or_privileged(ctx.by) {
+        return Err(not_allowed(
+            ctx,
+            String::from("add rows"),
+            LEAD_OR_PRIVILEGED,
+        ));
+    }
+    if a.id != state.next_id() {
+        return Err(VerbError::BadText {
+            field: "add id",
+            why: "must be one more than the highest row id",
+        });
+    }
+    if !matches!(a.status, Status::Queued | Status::Parked) {
+        return Err(VerbError::BadText {
+            field: "--status",
+            why: "must be queued or parked for a new row",
+        });
+    }
+    rules::check_text("piece", &a.piece)?;
+    if let Some(o) = &a.owner {
+        rules::check_seat(o)?;
+    }
+    check_opt_text("gate", &a.gate)?;
+    check_opt_text("note", &a.note)?;
+    if let Some(b) = &a.brief {
+        rules::check_anchor(b)?;
+    }
+    check_issues(&a.issues)?;
+    check_seats(&a.reviewers)?;
+    state.put_row(Row {
+        id: a.id,
+        piece: a.piece.clone(),
+        owner: a.owner.clone(),
+        status: a.status,
+        gate: a.gate.clone(),
+        issues: a.issues.clone(),
+        closes: a.issues.clone(),
+        closes_narrowed: false,
+        reviewers: a.reviewers.clone(),
+        brief: a.brief.clone(),
+        note: a.note.clone(),
+        blocked_reason: None,
+        review: None,
+    });
+    Ok(format!("add {} {}", a.id, a.status))
+}
+
+pub(super) fn assign(state: &mut State, a: &AssignArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    if !is_lead_or_privileged(ctx.by) {
+        let action = format!("assign row {}", a.id);
+        return Err(not_allowed(ctx, action, LEAD_OR_PRIVILEGED));
+    }
+    rules::check_seat(&a.owner)?;
+    let mut row = state.open_row(a.id)?;
+    row.owner = Some(a.owner.clone());
+    state.put_row(row);
+    Ok(format!("assign {} {}", a.id, a.owner))
+}
+
+pub(super) fn note(state: &mut State, a: &NoteArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    let mut row = state.open_row(a.id)?;
+    let is_reviewer = row.reviewers.iter().any(|r| r == ctx.by);
+    if !(row.owner.as_deref() == Some(ctx.by) || is_reviewer || is_lead_or_privileged(ctx.by)) {
+        let action = format!("note row {}", a.id);
+        return Err(not_allowed(
+            ctx,
+            action,
+            "the owner, a listed reviewer, the lead, jason or sage only",
+        ));
+    }
+    check_opt_text("note", &a.text)?;
+    row.note = a.text.clone();
+    state.put_row(row);
+    Ok(match a.text {
+        Some(_) => format!("note {}", a.id),
+        None => format!("note {} cleared", a.id),
+    })
+}
+
+pub(super) fn set(state: &mut State, a: &SetArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    let mut row = state.open_row(a.id)?;
+    if !(row.owner.as_deref() == Some(ctx.by) || is_lead_or_privileged(ctx.by)) {
+        let action = format!("set {} on row {}", a.field.as_str(), a.id);
+        return Err(not_allowed(
+            ctx,
+            action,
+            "the owner, the lead, jason or sage only",
+        ));
+    }
+    check_opt_text("--reason", &a.reason)?;
+    let mut suffix = "";
+    match (a.field, &a.value) {
+        (SetField::Piece, SetValue::Text(Some(t))) => {
+            rules::check_text("piece", t)?;
+            row.piece = t.clone();
+        }
+        (SetField::Gate, SetValue::Text(t)) => {
+            check_opt_text("gate", t)?;
+            row.gate = t.clone();
+        }
+        (SetField::Brief, SetValue::Text(t)) => {
+            if let Some(b) = t {
+                rules::check_anchor(b)?;
+            }
+            row.brief = t.clone();
+        }
+        (SetField::Issues, SetValue::Numbers(n)) => {
+            check_issues(n)?;
+            if row.closes_narrowed {
+                row.closes.retain(|c| n.contains(c));
+                suffix = " (kept narrowed)";
+            } else {
+                row.closes = n.clone();
+            }
+            row.issues = n.clone();
+        }
+        (SetField::Closes, SetValue::Numbers(n)) => {
+            check_issues(n)?;
+            if let Some(&missing) = n.iter().find(|c| !row.issues.contains(c)) {
+                return Err(VerbError::ClosesNotSubset {
+                    issues: issue_list(&row.issues),
+                    missing,
+                });
+            }
+            let narrowed = *n != row.issues;
+            if narrowed && a.reason.is_none() {
+                return Err(VerbError::NarrowNeedsReason { id: a.id });
+            }
+            row.closes = n.clone();
+            row.closes_narrowed = narrowed;
+        }
+        (SetField::Reviewers, SetValue::Seats(s)) => {
+            check_seats(s)?;
+            row.reviewers = s.clone();
+        }
+        (field, _) => {
+            let expected = match field {
+                SetField::Piece => "a non-empty text",
+                SetField::Gate | SetField::Brief => "a text (empty clears it)",
+                SetField::Issues | SetField::Closes => "a list of issue numbers",
+                SetField::Reviewers => "a list of seats",
+            };
+            return Err(VerbError::SetValueType {
+                field: field.as_str(),
+                expected,
+            });
+        }
+    }
+    state.put_row(row);
+    Ok(format!("set {} {}{}", a.id, a.field.as_str(), suffix))
+}
+
+pub(super) fn accept_history(a: &AcceptHistoryArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    if !rules::is_privileged(ctx.by) {
+        return Err(not_allowed(
+            ctx,
+            String::from("accept history"),
+            "jason or sage only",
+        ));
+    }
+    rules::check_text("--reason", &a.reason)?;
+    if a.new_revision != ctx.rev || a.notice != super::AT_MOST_ONCE_NOTICE {
+        return Err(VerbError::BadText {
+            field: "accept-history record",
+            why: "must name its own revision and carry the at-most-once notice",
+        });
+    }
+    let old = match &a.old_witness {
+        Some(w) => format!("witness rev {}", w.revision),
+        None => String::from("no witness"),
+    };
+    Ok(format!(
+        "accept-history replaces {old}; at-most-once not guaranteed before rev {}",
+        ctx.rev
+    ))
+}

@@ -1,0 +1,91 @@
+//! `genesis`: the first entry, which turns the reviewed migration map into rows. Every row
+//! starts with `closes` equal to its issues (not narrowed), no reviewers, brief or review.
+
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Ctx, check_issues, check_opt_text, not_allowed};
+use crate::digest::is_hex;
+use crate::entry::{GenesisArgs, MapRow};
+use crate::error::VerbError;
+use crate::model::Row;
+use crate::rules;
+use crate::state::State;
+
+pub(super) fn apply(state: &mut State, a: &GenesisArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    if state.revision != 0 || state.branch.is_some() {
+        return Err(VerbError::GenesisExists);
+    }
+    if !rules::is_privileged(ctx.by) {
+        return Err(not_allowed(
+            ctx,
+            String::from("run genesis"),
+            "jason or sage only",
+        ));
+    }
+    if a.branch.is_empty()
+        || a.branch
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(VerbError::BadText {
+            field: "branch",
+            why: "must be a branch name without white space",
+        });
+    }
+    if !is_hex(&a.source, 40) {
+        return Err(VerbError::BadText {
+            field: "source",
+            why: "must be the 40-hex blob id of the QUEUE.md the map was built from",
+        });
+    }
+    let mut seen = BTreeSet::new();
+    for r in &a.rows {
+        if r.id == 0 || !seen.insert(r.id) {
+            return Err(VerbError::BadText {
+                field: "map row id",
+                why: "must be a positive number used once",
+            });
+        }
+        rules::check_text("piece", &r.piece)?;
+        if let Some(o) = &r.owner {
+            rules::check_seat(o)?;
+        }
+        check_opt_text("gate", &r.gate)?;
+        check_opt_text("note", &r.note)?;
+        check_issues(&r.issues)?;
+    }
+    for row in genesis_rows(&a.rows) {
+        state.put_row(row);
+    }
+    state.branch = Some(a.branch.clone());
+    Ok(format!(
+        "genesis {} rows on {} from blob {}",
+        a.rows.len(),
+        a.branch,
+        &a.source[..12]
+    ))
+}
+
+/// The rows genesis makes from the map.
+pub fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
+    map.iter()
+        .map(|r| Row {
+            id: r.id,
+            piece: r.piece.clone(),
+            owner: r.owner.clone(),
+            status: r.status,
+            gate: r.gate.clone(),
+            issues: r.issues.clone(),
+            closes: r.issues.clone(),
+            closes_narrowed: false,
+            reviewers: Vec::new(),
+            brief: None,
+            note: r.note.clone(),
+            blocked_reason: None,
+            review: None,
+        })
+        .collect()
+}

@@ -1,0 +1,236 @@
+//! The verbs as pure functions. `apply` takes the state, one entry's arguments and its
+//! context (op, actor, time, semantics, revision) and either changes the state and returns the
+//! receipt, or refuses and leaves the state as it was. Writes and replay both go through it.
+
+mod edit;
+mod genesis;
+mod moves;
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use crate::entry::{
+    AcceptHistoryArgs, AddArgs, Args, AssignArgs, CURRENT_SEMANTICS, IdArgs, MoveArgs, NoteArgs,
+    SetArgs, SetValue,
+};
+use crate::error::VerbError;
+use crate::model::{Status, Witness};
+use crate::rules;
+use crate::state::State;
+
+pub use genesis::genesis_rows;
+
+/// What an entry is applied under.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx<'a> {
+    pub rev: u64,
+    pub op: &'a str,
+    pub by: &'a str,
+    pub at: &'a str,
+    pub semantics: u8,
+}
+
+/// A change as a caller asks for it, before normalization. Mirrors `Args`, except that `add`
+/// has no id yet and `accept-history` carries its confirmation and the witness it replaces.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(tag = "verb", rename_all = "kebab-case")]
+pub enum Command {
+    Add(NewRow),
+    Move(MoveArgs),
+    Release(IdArgs),
+    Assign(AssignArgs),
+    Note(NoteArgs),
+    Set(SetArgs),
+    AcceptHistory(AcceptHistoryCmd),
+}
+
+/// `add`'s arguments as given.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct NewRow {
+    pub piece: String,
+    #[serde(default)]
+    pub owner: Option<String>,
+    #[serde(default = "queued")]
+    pub status: Status,
+    #[serde(default)]
+    pub gate: Option<String>,
+    #[serde(default)]
+    pub issues: Vec<u64>,
+    #[serde(default)]
+    pub reviewers: Vec<String>,
+    #[serde(default)]
+    pub brief: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+fn queued() -> Status {
+    Status::Queued
+}
+
+/// `accept-history --reason TEXT --yes`, with the witness the host found (or none).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptHistoryCmd {
+    pub reason: String,
+    #[serde(default)]
+    pub old_witness: Option<Witness>,
+    #[serde(default)]
+    pub yes: bool,
+}
+
+/// What accept-history records about the lost range.
+pub const AT_MOST_ONCE_NOTICE: &str = "at-most-once does not hold for ops lost before this entry; their op ids are no longer deduplicated";
+
+impl Command {
+    /// The entry arguments this command becomes at revision `rev` of `state`.
+    pub fn normalize(&self, state: &State, rev: u64) -> Result<Args, VerbError> {
+        Ok(match self {
+            Command::Add(n) => Args::Add(AddArgs {
+                id: state.next_id(),
+                piece: n.piece.clone(),
+                owner: n.owner.clone(),
+                status: n.status,
+                gate: non_empty(&n.gate),
+                issues: sorted_unique(&n.issues),
+                reviewers: unique(&n.reviewers),
+                brief: non_empty(&n.brief),
+                note: non_empty(&n.note),
+            }),
+            Command::Move(m) => Args::Move(MoveArgs {
+                reason: non_empty(&m.reason),
+                ..m.clone()
+            }),
+            Command::Release(a) => Args::Release(a.clone()),
+            Command::Assign(a) => Args::Assign(a.clone()),
+            Command::Note(a) => Args::Note(NoteArgs {
+                id: a.id,
+                text: non_empty(&a.text),
+            }),
+            Command::Set(a) => Args::Set(SetArgs {
+                value: match &a.value {
+                    SetValue::Text(t) => SetValue::Text(non_empty(t)),
+                    SetValue::Numbers(n) => SetValue::Numbers(sorted_unique(n)),
+                    SetValue::Seats(s) => SetValue::Seats(unique(s)),
+                },
+                reason: non_empty(&a.reason),
+                ..a.clone()
+            }),
+            Command::AcceptHistory(a) => {
+                if !a.yes {
+                    return Err(VerbError::NeedsConfirmation {
+                        what: "accept-history",
+                    });
+                }
+                Args::AcceptHistory(AcceptHistoryArgs {
+                    reason: a.reason.clone(),
+                    old_witness: a.old_witness.clone(),
+                    new_revision: rev,
+                    notice: String::from(AT_MOST_ONCE_NOTICE),
+                })
+            }
+        })
+    }
+
+    /// Whether a recorded entry's arguments are this command's: the retry test. The parts
+    /// assigned at write time (add's id, accept-history's revision) are taken from the record.
+    pub fn matches(&self, recorded: &Args, state: &State) -> bool {
+        let Ok(mut mine) = self.normalize(state, 0) else {
+            return false;
+        };
+        match (&mut mine, recorded) {
+            (Args::Add(m), Args::Add(r)) => m.id = r.id,
+            (Args::AcceptHistory(m), Args::AcceptHistory(r)) => m.new_revision = r.new_revision,
+            _ => {}
+        }
+        &mine == recorded
+    }
+}
+
+/// Applies one entry's arguments. On success the state moves to `ctx.rev` and the receipt is
+/// returned; on refusal the state is untouched.
+pub fn apply(state: &mut State, args: &Args, ctx: &Ctx) -> Result<String, VerbError> {
+    rules::check_op(ctx.op)?;
+    rules::check_actor(ctx.by)?;
+    rules::check_timestamp(ctx.at)?;
+    if !(1..=CURRENT_SEMANTICS).contains(&ctx.semantics) {
+        return Err(VerbError::UnknownSemantics {
+            semantics: ctx.semantics,
+            current: CURRENT_SEMANTICS,
+        });
+    }
+    let details = match args {
+        Args::Genesis(a) => genesis::apply(state, a, ctx)?,
+        _ if state.branch.is_none() => return Err(VerbError::NoGenesis),
+        Args::Add(a) => edit::add(state, a, ctx)?,
+        Args::Move(a) => moves::move_row(state, a, ctx)?,
+        Args::Release(a) => moves::release(state, a, ctx)?,
+        Args::Assign(a) => edit::assign(state, a, ctx)?,
+        Args::Note(a) => edit::note(state, a, ctx)?,
+        Args::Set(a) => edit::set(state, a, ctx)?,
+        Args::AcceptHistory(a) => edit::accept_history(a, ctx)?,
+    };
+    state.record_op(ctx.op, ctx.rev);
+    Ok(format!("ok {} rev {} {}", ctx.op, ctx.rev, details))
+}
+
+fn non_empty(text: &Option<String>) -> Option<String> {
+    text.as_ref().filter(|t| !t.is_empty()).cloned()
+}
+
+fn sorted_unique(numbers: &[u64]) -> Vec<u64> {
+    let mut v = numbers.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn unique(seats: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(seats.len());
+    for s in seats {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    out
+}
+
+/// Issue lists in entries are strictly ascending positive numbers (what `normalize` makes).
+pub(crate) fn check_issues(issues: &[u64]) -> Result<(), VerbError> {
+    if let Some(&value) = issues.iter().find(|&&i| i == 0) {
+        return Err(VerbError::BadIssue { value });
+    }
+    if issues.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(VerbError::IssueOrder);
+    }
+    Ok(())
+}
+
+/// Seat lists in entries hold valid, distinct seat names.
+pub(crate) fn check_seats(seats: &[String]) -> Result<(), VerbError> {
+    for (i, s) in seats.iter().enumerate() {
+        rules::check_seat(s)?;
+        if seats[..i].contains(s) {
+            return Err(VerbError::DuplicateSeat { name: s.clone() });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn check_opt_text(field: &'static str, text: &Option<String>) -> Result<(), VerbError> {
+    match text {
+        Some(t) => rules::check_text(field, t),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn not_allowed(ctx: &Ctx, action: String, who: &'static str) -> VerbError {
+    VerbError::NotAllowed {
+        actor: String::from(ctx.by),
+        action,
+        who,
+    }
+}

@@ -1,0 +1,229 @@
+//! `move` and `release`: status changes checked against the matrix, plus what a move carries
+//! with it (the blocked reason, a new review round on entering in-review, the approvals or
+//! evidence that closing a round needs). Semantics 1 entries replay under the old rules.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Ctx, not_allowed};
+use crate::entry::{IdArgs, MoveArgs};
+use crate::error::{VerbError, issue_list};
+use crate::matrix::{self, Needs, Via};
+use crate::model::{Review, Round, Row, Status, VerdictKind};
+use crate::rules;
+use crate::state::State;
+
+pub(super) fn move_row(state: &mut State, a: &MoveArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    let mut row = state.open_row(a.id)?;
+    let from = row.status;
+    if from == a.to {
+        return Err(VerbError::SameStatus {
+            id: a.id,
+            status: from,
+        });
+    }
+    let rule = matrix::rule(from, a.to, Via::Move).ok_or(VerbError::NoTransition {
+        id: a.id,
+        from,
+        to: a.to,
+    })?;
+    if !rule.who.allows(ctx.by, row.owner.as_deref()) {
+        let action = format!("move row {} from {from} to {}", a.id, a.to);
+        return Err(not_allowed(ctx, action, rule.who.describe()));
+    }
+    if let Some(r) = &a.reason {
+        rules::check_text("--reason", r)?;
+    }
+    if a.to != Status::InReview {
+        if a.candidate.is_some() {
+            return Err(VerbError::CandidateNotAllowed {
+                flag: "--candidate",
+            });
+        }
+        if a.issue.is_some() {
+            return Err(VerbError::CandidateNotAllowed { flag: "--issue" });
+        }
+    }
+    if a.evidence.is_some() && !(from == Status::InReview && a.to == Status::Done) {
+        return Err(VerbError::EvidenceNotAllowed);
+    }
+    match rule.needs {
+        Needs::Nothing => {}
+        Needs::Reason if a.reason.is_none() => {
+            return Err(VerbError::MissingReason { id: a.id, to: a.to });
+        }
+        Needs::Reason => {}
+        Needs::Candidate => open_round(&mut row, a, ctx)?,
+        Needs::Approval => check_round_closes(&row, a, ctx)?,
+    }
+    if row.owner.is_none() && rule.who == matrix::Who::OwnerOrClaimer {
+        row.owner = Some(String::from(ctx.by));
+    }
+    let mut receipt = format!("move {} {from} -> {}", a.id, a.to);
+    if a.to == Status::InReview {
+        let n = row.review.as_ref().map_or(0, |r| r.rounds.len());
+        receipt.push_str(&format!(" round {n}"));
+    }
+    if a.to == Status::Blocked {
+        row.blocked_reason = a.reason.clone();
+        state.set_move_reason(a.id, None);
+    } else {
+        row.blocked_reason = None;
+        state.set_move_reason(a.id, a.reason.clone());
+    }
+    row.status = a.to;
+    state.put_row(row);
+    Ok(receipt)
+}
+
+pub(super) fn release(state: &mut State, a: &IdArgs, ctx: &Ctx) -> Result<String, VerbError> {
+    let mut row = state.open_row(a.id)?;
+    let from = row.status;
+    let rule = matrix::rule(from, Status::Queued, Via::Release).ok_or(VerbError::NoTransition {
+        id: a.id,
+        from,
+        to: Status::Queued,
+    })?;
+    if !rule.who.allows(ctx.by, row.owner.as_deref()) {
+        let action = format!("release row {}", a.id);
+        return Err(not_allowed(ctx, action, rule.who.describe()));
+    }
+    row.status = Status::Queued;
+    row.owner = None;
+    state.set_move_reason(a.id, None);
+    state.put_row(row);
+    Ok(format!("release {} {from} -> queued", a.id))
+}
+
+/// Opens the next review round with its frozen candidate and issue. Under semantics 1 the
+/// round posts nothing and records no issue; the candidate, if given, is kept.
+fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbError> {
+    if let Some(c) = &a.candidate {
+        rules::check_digest(c)?;
+    }
+    let issue = if ctx.semantics == 1 {
+        None
+    } else {
+        if a.candidate.is_none() {
+            return Err(VerbError::MissingCandidate { id: a.id });
+        }
+        let issue = choose_issue(row, a.issue)?;
+        if !row.reviewers.is_empty() {
+            return Err(VerbError::ReviewRequestUnavailable { id: a.id });
+        }
+        Some(issue)
+    };
+    let review = row
+        .review
+        .get_or_insert_with(|| Review { rounds: Vec::new() });
+    let number = u32::try_from(review.rounds.len() + 1).unwrap_or(u32::MAX);
+    review.rounds.push(Round {
+        round: number,
+        issue,
+        candidate: a.candidate.clone(),
+        requested: false,
+        opened_by: String::from(ctx.by),
+        opened_rev: ctx.rev,
+        attempts: Vec::new(),
+        verdicts: Vec::new(),
+        duplicate_risk: false,
+    });
+    Ok(())
+}
+
+/// Lead decision 23: the round's issue is `--issue` (one of the row's), else the previous
+/// round's issue while the row still lists it, else the row's only issue.
+fn choose_issue(row: &Row, given: Option<u64>) -> Result<u64, VerbError> {
+    let listed = |i: u64| row.issues.contains(&i);
+    if row.issues.is_empty() {
+        return Err(VerbError::NoIssues { id: row.id });
+    }
+    let not_listed = |issue| VerbError::IssueNotListed {
+        id: row.id,
+        issue,
+        issues: issue_list(&row.issues),
+    };
+    if let Some(i) = given {
+        return if listed(i) { Ok(i) } else { Err(not_listed(i)) };
+    }
+    let kept = row
+        .review
+        .as_ref()
+        .and_then(|r| r.rounds.iter().rev().find_map(|round| round.issue));
+    match kept {
+        Some(i) if listed(i) => Ok(i),
+        Some(i) => Err(not_listed(i)),
+        None if row.issues.len() == 1 => Ok(row.issues[0]),
+        None => Err(VerbError::IssueRequired {
+            id: row.id,
+            issues: issue_list(&row.issues),
+        }),
+    }
+}
+
+/// What leaving in-review for done or waiting-on-jason needs under semantics 2: on a request
+/// round, every reviewer's approval of its candidate; on a round that posted nothing, the
+/// evidence (for done). A row that entered in-review before genesis has no round to close.
+fn check_round_closes(row: &Row, a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbError> {
+    if ctx.semantics == 1 {
+        return Ok(());
+    }
+    let Some(round) = row.review.as_ref().and_then(|r| r.rounds.last()) else {
+        return match a.evidence {
+            Some(_) => Err(VerbError::EvidenceMismatch {
+                id: a.id,
+                why: "the row has no review round",
+            }),
+            None => Ok(()),
+        };
+    };
+    if round.requested {
+        if a.evidence.is_some() {
+            return Err(VerbError::EvidenceNotAllowed);
+        }
+        let missing: Vec<&str> = row
+            .reviewers
+            .iter()
+            .filter(|r| row.owner.as_ref() != Some(*r))
+            .filter(|r| {
+                !round.verdicts.iter().any(|v| {
+                    &v.by == *r
+                        && v.verdict == VerdictKind::Approve
+                        && Some(&v.candidate) == round.candidate.as_ref()
+                })
+            })
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(VerbError::NotApproved {
+                id: a.id,
+                round: round.round,
+                missing: missing.join(", "),
+            });
+        }
+        return Ok(());
+    }
+    if a.to != Status::Done {
+        return match a.evidence {
+            Some(_) => Err(VerbError::EvidenceNotAllowed),
+            None => Ok(()),
+        };
+    }
+    let Some(ev) = &a.evidence else {
+        return Err(VerbError::EvidenceRequired { id: a.id });
+    };
+    if ev.round != round.round {
+        return Err(VerbError::EvidenceMismatch {
+            id: a.id,
+            why: "round= is not the current round",
+        });
+    }
+    if Some(&ev.candidate) != round.candidate.as_ref() {
+        return Err(VerbError::EvidenceMismatch {
+            id: a.id,
+            why: "candidate= is not the current round's candidate",
+        });
+    }
+    Ok(())
+}
