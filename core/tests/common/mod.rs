@@ -1,0 +1,134 @@
+//! Shared by the core's integration tests: the fixture folder, the scenario format that every
+//! face (native, wasm, Node) replays, and golden-file comparison.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use mosaic_queue_core::entry::GenesisArgs;
+use mosaic_queue_core::{Command, Outcome, Queue};
+use serde::Deserialize;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// A scenario: genesis, then commands with the receipt or refusal kind each must give.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scenario {
+    pub name: String,
+    pub root: String,
+    pub genesis: GenesisStep,
+    pub expect_genesis: String,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Deserialize)]
+pub struct GenesisStep {
+    pub op: String,
+    pub by: String,
+    pub at: String,
+    pub args: GenesisArgs,
+}
+
+#[derive(Deserialize)]
+pub struct Step {
+    pub op: String,
+    pub by: String,
+    pub at: String,
+    pub command: Command,
+    pub expect: Expect,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub enum Expect {
+    Receipt(String),
+    Refused(String),
+}
+
+pub fn load_scenario(name: &str) -> Scenario {
+    let path = fixtures().join("scenarios").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn scenario_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures().join("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs a scenario, checking every step's receipt or refusal and that each written state
+/// re-verifies from its bytes. Returns the final queue.
+pub fn run(sc: &Scenario) -> Queue {
+    let g = &sc.genesis;
+    let (mut queue, receipt) = Queue::genesis(&sc.root, g.args.clone(), &g.op, &g.by, &g.at)
+        .unwrap_or_else(|e| panic!("{}: genesis refused: {e}", sc.name));
+    assert_eq!(receipt, sc.expect_genesis, "{}: genesis receipt", sc.name);
+    for (i, step) in sc.steps.iter().enumerate() {
+        let before = queue.to_bytes();
+        let got = match queue.execute(&step.command, &step.op, &step.by, &step.at) {
+            Ok(outcome) => {
+                if matches!(outcome, Outcome::Recorded { .. }) {
+                    assert_eq!(
+                        queue.to_bytes(),
+                        before,
+                        "{} step {}: a retry changed the file",
+                        sc.name,
+                        i + 1
+                    );
+                }
+                Expect::Receipt(outcome.receipt().to_owned())
+            }
+            Err(e) => {
+                assert_eq!(
+                    queue.to_bytes(),
+                    before,
+                    "{} step {}: a refusal changed the file",
+                    sc.name,
+                    i + 1
+                );
+                Expect::Refused(e.kind().to_owned())
+            }
+        };
+        assert_eq!(got, step.expect, "{} step {} ({})", sc.name, i + 1, step.op);
+        let again = Queue::verify(&queue.to_bytes()).unwrap_or_else(|e| {
+            panic!(
+                "{} step {}: written file does not verify: {e}",
+                sc.name,
+                i + 1
+            )
+        });
+        assert_eq!(again.rows(), queue.rows());
+    }
+    queue
+}
+
+/// Compares `actual` with a golden file; `MOSAIC_UPDATE_GOLDEN=1` rewrites it instead.
+pub fn golden(rel: &str, actual: &[u8]) {
+    let path = fixtures().join("golden").join(rel);
+    if std::env::var_os("MOSAIC_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with MOSAIC_UPDATE_GOLDEN=1 to create it)",
+            path.display()
+        )
+    });
+    if expected != actual {
+        panic!(
+            "{} differs from the output:\n{}",
+            path.display(),
+            String::from_utf8_lossy(actual)
+        );
+    }
+}
