@@ -68,7 +68,7 @@ impl Queue {
             },
             state: State::default(),
         };
-        let receipt = queue.append(Args::Genesis(args), op, by, at)?;
+        let receipt = queue.append_entry(Args::Genesis(args), op, by, at, CURRENT_SEMANTICS)?;
         Ok((queue, receipt))
     }
 
@@ -107,19 +107,35 @@ impl Queue {
         }
         let rev = self.state.revision + 1;
         let args = cmd.normalize(&self.state, rev)?;
-        let receipt = self.append(args, op, by, at)?;
+        let receipt = self.append_entry(args, op, by, at, CURRENT_SEMANTICS)?;
         Ok(Outcome::Applied { rev, receipt })
     }
 
-    /// Applies `args` as the next entry and records it with the hash of the body it renders.
-    fn append(&mut self, args: Args, op: &str, by: &str, at: &str) -> Result<String, VerbError> {
+    /// Applies already-normalized `args` as the next entry under `semantics` and records it
+    /// with the hash of the body it renders. `execute` is the way in for new commands; this is
+    /// for tools that rebuild a log entry by entry (fixtures of semantics-1 history, the wasm API).
+    pub fn append_entry(
+        &mut self,
+        args: Args,
+        op: &str,
+        by: &str,
+        at: &str,
+        semantics: u8,
+    ) -> Result<String, VerbError> {
+        if let Some(first) = self.state.op_rev(op) {
+            return Err(VerbError::OpReused {
+                op: String::from(op),
+                rev: first,
+                verb: self.file.log[(first - 1) as usize].verb.as_str(),
+            });
+        }
         let rev = self.state.revision + 1;
         let ctx = Ctx {
             rev,
             op,
             by,
             at,
-            semantics: CURRENT_SEMANTICS,
+            semantics,
         };
         let receipt = verbs::apply(&mut self.state, &args, &ctx)?;
         let body = render_body(&self.state);
@@ -129,7 +145,7 @@ impl Queue {
             verb: args.verb(),
             by: String::from(by),
             at: String::from(at),
-            semantics: CURRENT_SEMANTICS,
+            semantics,
             args,
             receipt: receipt.clone(),
             body: sha256_hex(body.as_bytes()),
