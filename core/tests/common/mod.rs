@@ -38,6 +38,9 @@ pub struct Step {
     pub at: String,
     pub command: Command,
     pub expect: Expect,
+    /// Older semantics replay a step as a historic entry (`append_entry`).
+    #[serde(default)]
+    pub semantics: Option<u8>,
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -73,7 +76,18 @@ pub fn run(sc: &Scenario) -> Queue {
     assert_eq!(receipt, sc.expect_genesis, "{}: genesis receipt", sc.name);
     for (i, step) in sc.steps.iter().enumerate() {
         let before = queue.to_bytes();
-        let got = match queue.execute(&step.command, &step.op, &step.by, &step.at) {
+        let result = match step.semantics {
+            None => queue.execute(&step.command, &step.op, &step.by, &step.at),
+            Some(sem) => step
+                .command
+                .normalize(queue.state(), queue.revision() + 1)
+                .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
+                .map(|receipt| Outcome::Applied {
+                    rev: queue.revision(),
+                    receipt,
+                }),
+        };
+        let got = match result {
             Ok(outcome) => {
                 if matches!(outcome, Outcome::Recorded { .. }) {
                     assert_eq!(
