@@ -272,3 +272,64 @@ pub fn drift(map: &Map, source_md: &str, current_md: &str) -> Drift {
     }
     Drift { lines, rows }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    const MAP: &str = "# Migration map\n\nsource: docs/plans/QUEUE.md blob 0123456789abcdef0123456789abcdef01234567\n\n| # | Piece | Owner | Status | Gate | Issues | Note |\n|---|---|---|---|---|---|---|\n| 1 | Queue as data | darkwing | in-progress | jason | #1508 | |\n| 2 | Pipes \\| and more | — | queued | - | #14, #12 | piece D |\n\nTrailing prose.\n";
+
+    #[test]
+    fn parses_rows_and_source() {
+        let map = parse(MAP).unwrap();
+        assert_eq!(map.source, "0123456789abcdef0123456789abcdef01234567");
+        assert_eq!(map.rows.len(), 2);
+        assert_eq!(map.rows[1].piece, "Pipes | and more");
+        assert_eq!(map.rows[1].owner, None);
+        assert_eq!(map.rows[1].gate, None);
+        assert_eq!(map.rows[1].issues, vec![12, 14]);
+        assert_eq!(map.rows[1].note.as_deref(), Some("piece D"));
+        assert_eq!(map.rows[0].note, None);
+    }
+
+    #[test]
+    fn refuses_bad_maps() {
+        let no_source = MAP.replace("source:", "from:");
+        assert_eq!(parse(&no_source), Err(MapError::NoSource));
+        let no_table = MAP.replace("| Gate |", "| Gates |");
+        assert_eq!(parse(&no_table), Err(MapError::NoTable));
+        let bad_status = MAP.replace("| queued |", "| waiting |");
+        assert!(matches!(
+            parse(&bad_status),
+            Err(MapError::BadRow { line: 8, .. })
+        ));
+        let bad_issue = MAP.replace("#14, #12", "14");
+        assert!(matches!(
+            parse(&bad_issue),
+            Err(MapError::BadRow { line: 8, .. })
+        ));
+        let dup = MAP.replace("| 2 | Pipes", "| 1 | Pipes");
+        assert_eq!(parse(&dup), Err(MapError::DuplicateId { id: 1, line: 8 }));
+        let short = MAP.replace("| piece D |", "|");
+        assert!(matches!(parse(&short), Err(MapError::BadRow { .. })));
+    }
+
+    #[test]
+    fn drift_reports_changed_lines_and_rows() {
+        let map = parse(MAP).unwrap();
+        let source = "| # | Piece | Owner | Status | Gate | Issues | Note |\n|---|---|---|---|---|---|---|\n| 1 | Queue as data | darkwing | in-progress | jason | #1508 | |\n| 2 | Pipes \\| and more | — | queued | - | #14, #12 | piece D |\n";
+        assert!(drift(&map, source, source).is_empty());
+        let current = "| # | Piece | Owner | Status | Gate | Issues | Note |\n|---|---|---|---|---|---|---|\n| 1 | Queue as data | flicker | in-progress | jason | #1508, #1509 | |\n| 3 | New row | — | queued | | | |\n";
+        let d = drift(&map, source, current);
+        assert_eq!(d.lines.iter().filter(|l| l.added).count(), 2);
+        assert_eq!(d.lines.iter().filter(|l| !l.added).count(), 2);
+        let fields: Vec<(u64, &str)> = d.rows.iter().map(|r| (r.id, r.field)).collect();
+        assert_eq!(
+            fields,
+            vec![(1, "owner"), (1, "issues"), (2, "row"), (3, "row")]
+        );
+        assert_eq!(d.rows[2].table, "(missing)");
+        assert_eq!(d.rows[3].map, "(missing)");
+    }
+}
