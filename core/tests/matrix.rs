@@ -36,7 +36,11 @@ fn letter(actor: &str) -> char {
 /// A queue whose row 1 (owned by darkwing, issue #7) is in `from`. In-review rows get there
 /// by a real move so they have a review round; every other status comes from the map.
 fn queue_with_row_in(from: Status, owner: Option<&str>) -> Queue {
-    let map_status = if from == Status::InReview { Status::InProgress } else { from };
+    let map_status = if from == Status::InReview {
+        Status::InProgress
+    } else {
+        from
+    };
     let args = GenesisArgs {
         branch: "main".into(),
         source: "0".repeat(40),
@@ -96,7 +100,9 @@ fn every_move_cell_by_every_actor() {
                     "=" => Some("same-status"),
                     "x" => Some("row-done"),
                     allowed if allowed.contains(letter(actor)) => None,
-                    _ if matrix::rule(from, to, matrix::Via::Move).is_none() => Some("no-transition"),
+                    _ if matrix::rule(from, to, matrix::Via::Move).is_none() => {
+                        Some("no-transition")
+                    }
                     _ => Some("not-allowed"),
                 };
                 match (expected_kind, result) {
@@ -109,7 +115,9 @@ fn every_move_cell_by_every_actor() {
                         assert_eq!(e.kind(), kind, "{actor}: {from} -> {to}: {e}");
                         assert_eq!(q.to_bytes(), before, "a refusal changed the file");
                     }
-                    (want, got) => panic!("{actor}: {from} -> {to}: expected {want:?}, got {got:?}"),
+                    (want, got) => {
+                        panic!("{actor}: {from} -> {to}: expected {want:?}, got {got:?}")
+                    }
                 }
                 checked += 1;
             }
@@ -133,7 +141,12 @@ fn release_from_every_status_by_every_actor() {
     for from in Status::ALL {
         for actor in ACTORS {
             let mut q = queue_with_row_in(from, Some("darkwing"));
-            let result = q.execute(&Command::Release(IdArgs { id: 1 }), "release-cell", actor, AT);
+            let result = q.execute(
+                &Command::Release(IdArgs { id: 1 }),
+                "release-cell",
+                actor,
+                AT,
+            );
             let allowed = from == Status::InProgress && "ojs".contains(letter(actor));
             match result {
                 Ok(_) => {
@@ -142,7 +155,10 @@ fn release_from_every_status_by_every_actor() {
                     assert_eq!(q.rows()[0].owner, None);
                 }
                 Err(e) => {
-                    assert!(!allowed, "{actor} could not release an in-progress row: {e}");
+                    assert!(
+                        !allowed,
+                        "{actor} could not release an in-progress row: {e}"
+                    );
                     let want = match from {
                         Status::Done => "row-done",
                         Status::InProgress => "not-allowed",
