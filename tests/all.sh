@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Every check and test of the workspace: the README's test command, and what .ci/run runs.
+# The core is also built for wasm32 and for a target with no std, so a dependency that pulls
+# std into it fails here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all --check
+step "cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+step "core for wasm32-unknown-unknown"
+cargo build -p mosaic-queue-core --target wasm32-unknown-unknown
+step "core for x86_64-unknown-none (no std)"
+cargo build -p mosaic-queue-core --target x86_64-unknown-none
+step "tests"
+cargo test --workspace
