@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use mosaic_queue_core::entry::{GenesisArgs, MoveArgs, NoteArgs};
+use mosaic_queue_core::entry::{MoveArgs, NoteArgs};
 use mosaic_queue_core::verbs::{Command, NewRow};
 use mosaic_queue_core::{Queue, Status, map, table};
 
@@ -34,15 +34,9 @@ Hand-written header: how the team uses this table.
 
 fn main() {
     let map = map::parse(MAP).expect("the built-in map parses");
-    let legacy = table::body(QUEUE_MD).expect("markers").to_owned();
     let dir = std::env::temp_dir().join(format!("mosaic-queue-demo-{}", std::process::id()));
     let root = dir.to_string_lossy().into_owned();
-    let args = GenesisArgs {
-        branch: "main".into(),
-        source: map.source.clone(),
-        rows: map.rows.clone(),
-        legacy_view: legacy,
-    };
+    let args = map.genesis_args("main", QUEUE_MD).expect("markers");
     let mut clock = 0;
     let mut at = || {
         clock += 1;
@@ -53,26 +47,50 @@ fn main() {
     println!("{receipt}");
 
     let steps: Vec<(&str, &str, Command)> = vec![
-        ("darkwing-2-start-1", "darkwing", mv(2, Status::InProgress, None)),
-        ("lead-add-node-shim", "lead", Command::Add(NewRow {
-            piece: "Node shim".into(),
-            owner: None,
-            status: Status::Queued,
-            gate: None,
-            issues: vec![1520],
-            reviewers: vec![],
-            brief: None,
-            note: Some("after the core".into()),
-        })),
-        ("darkwing-1-block-1", "darkwing", mv(1, Status::Blocked, Some("waiting on the host"))),
-        ("flicker-3-note-1", "flicker", Command::Note(NoteArgs {
-            id: 3,
-            text: Some("unblocked once #1508 lands".into()),
-        })),
+        (
+            "darkwing-2-start-1",
+            "darkwing",
+            mv(2, Status::InProgress, None),
+        ),
+        (
+            "lead-add-node-shim",
+            "lead",
+            Command::Add(NewRow {
+                piece: "Node shim".into(),
+                owner: None,
+                status: Status::Queued,
+                gate: None,
+                issues: vec![1520],
+                reviewers: vec![],
+                brief: None,
+                note: Some("after the core".into()),
+            }),
+        ),
+        (
+            "darkwing-1-block-1",
+            "darkwing",
+            mv(1, Status::Blocked, Some("waiting on the host")),
+        ),
+        (
+            "flicker-3-note-1",
+            "flicker",
+            Command::Note(NoteArgs {
+                id: 3,
+                text: Some("unblocked once #1508 lands".into()),
+            }),
+        ),
         // A refusal: flicker does not own row 2.
-        ("flicker-2-review-1", "flicker", mv(2, Status::InReview, None)),
+        (
+            "flicker-2-review-1",
+            "flicker",
+            mv(2, Status::InReview, None),
+        ),
         // A retry of an acknowledged op answers with the original receipt.
-        ("darkwing-2-start-1", "darkwing", mv(2, Status::InProgress, None)),
+        (
+            "darkwing-2-start-1",
+            "darkwing",
+            mv(2, Status::InProgress, None),
+        ),
     ];
     for (op, by, cmd) in steps {
         match queue.execute(&cmd, op, by, &at()) {
@@ -112,8 +130,7 @@ fn mv(id: u64, to: Status, reason: Option<&str>) -> Command {
         id,
         to,
         reason: reason.map(Into::into),
-        candidate: (to == Status::InReview)
-            .then(|| format!("sha256:{}", "a".repeat(64))),
+        candidate: (to == Status::InReview).then(|| format!("sha256:{}", "a".repeat(64))),
         issue: None,
         evidence: None,
     })

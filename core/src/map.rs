@@ -9,9 +9,10 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::digest::is_hex;
-use crate::entry::MapRow;
-use crate::error::MapError;
+use crate::entry::{GenesisArgs, MapRow};
+use crate::error::{MapError, TableError};
 use crate::model::Status;
+use crate::table;
 
 const COLUMNS: [&str; 7] = ["#", "Piece", "Owner", "Status", "Gate", "Issues", "Note"];
 const SOURCE_PREFIX: &str = "source: docs/plans/QUEUE.md blob ";
@@ -22,6 +23,19 @@ pub struct Map {
     /// The 40-hex blob id of the QUEUE.md the map was built from.
     pub source: String,
     pub rows: Vec<MapRow>,
+}
+
+impl Map {
+    /// Genesis arguments for this map on `branch`, keeping the text between QUEUE.md's markers
+    /// as the legacy view.
+    pub fn genesis_args(&self, branch: &str, queue_md: &str) -> Result<GenesisArgs, TableError> {
+        Ok(GenesisArgs {
+            branch: String::from(branch),
+            source: self.source.clone(),
+            rows: self.rows.clone(),
+            legacy_view: String::from(table::body(queue_md)?),
+        })
+    }
 }
 
 /// Parses a migration map.
