@@ -36,14 +36,14 @@ fn main() {
     let map = map::parse(MAP).expect("the built-in map parses");
     let dir = std::env::temp_dir().join(format!("mosaic-queue-demo-{}", std::process::id()));
     let root = dir.to_string_lossy().into_owned();
-    let args = map.genesis_args("main", QUEUE_MD).expect("markers");
+    let args = map.genesis_args("main", &root, QUEUE_MD).expect("markers");
     let mut clock = 0;
     let mut at = || {
         clock += 1;
         format!("2026-11-29T09:00:{clock:02}.000Z")
     };
     let (mut queue, receipt) =
-        Queue::genesis(&root, args, "jason-genesis-demo", "jason", &at()).expect("genesis");
+        Queue::genesis(args, "jason-genesis-demo", "jason", &at()).expect("genesis");
     println!("{receipt}");
 
     let steps: Vec<(&str, &str, Command)> = vec![

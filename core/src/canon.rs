@@ -57,7 +57,8 @@ pub fn parse_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CanonError>
     serde_json::from_slice(bytes).map_err(|e| {
         let offset = offset_of(bytes, e.line(), e.column());
         let message = strip_position(&e);
-        if e.is_data() {
+        let is_json = || serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
+        if e.is_data() || (e.is_syntax() && is_json()) {
             CanonError::Schema {
                 line: e.line(),
                 column: e.column(),
@@ -96,7 +97,9 @@ pub fn check_bytes(found: &[u8], expected: &[u8]) -> Result<(), CanonError> {
 }
 
 /// Refuses integers JavaScript cannot hold exactly, before serde sees them. Strings are
-/// skipped; every run of digits outside a string is one number's integer part.
+/// skipped; outside them each number token is read whole (sign, integer part, fraction,
+/// exponent) and only an integer part past 2^53-1 is refused here: fractions and exponents
+/// are left for the schema, which accepts integers only.
 fn scan_integers(bytes: &[u8]) -> Result<(), CanonError> {
     let mut i = 0;
     let mut in_string = false;
@@ -111,32 +114,39 @@ fn scan_integers(bytes: &[u8]) -> Result<(), CanonError> {
             i += 1;
             continue;
         }
-        if b == b'"' {
-            in_string = true;
-            i += 1;
-            continue;
-        }
-        if b.is_ascii_digit() {
-            let start = i;
-            let mut value: u64 = 0;
-            let mut overflow = false;
-            while i < bytes.len() && bytes[i].is_ascii_digit() {
-                let d = u64::from(bytes[i] - b'0');
-                match value.checked_mul(10).and_then(|v| v.checked_add(d)) {
-                    Some(v) if v <= MAX_SAFE_INTEGER => value = v,
-                    _ => overflow = true,
+        match b {
+            b'"' => in_string = true,
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                if b == b'-' {
+                    i += 1;
                 }
-                i += 1;
+                let mut value: u64 = 0;
+                let mut overflow = false;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    let d = u64::from(bytes[i] - b'0');
+                    match value.checked_mul(10).and_then(|v| v.checked_add(d)) {
+                        Some(v) if v <= MAX_SAFE_INTEGER => value = v,
+                        _ => overflow = true,
+                    }
+                    i += 1;
+                }
+                if overflow {
+                    let (line, column) = line_col(bytes, start);
+                    return Err(CanonError::UnsafeInteger {
+                        offset: start,
+                        line,
+                        column,
+                    });
+                }
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                continue;
             }
-            if overflow {
-                let (line, column) = line_col(bytes, start);
-                return Err(CanonError::UnsafeInteger {
-                    offset: start,
-                    line,
-                    column,
-                });
-            }
-            continue;
+            _ => {}
         }
         i += 1;
     }
@@ -166,12 +176,28 @@ fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
 }
 
 /// serde_json appends " at line L column C"; the error variants carry those numbers already.
+/// Its messages quote keys and values from the input, so control characters are escaped to
+/// keep the message on one line.
 fn strip_position(e: &serde_json::Error) -> String {
     let full = alloc::format!("{e}");
-    match full.rfind(" at line ") {
-        Some(p) => String::from(&full[..p]),
-        None => full,
+    let message = match full.rfind(" at line ") {
+        Some(p) => &full[..p],
+        None => &full,
+    };
+    one_line(message)
+}
+
+/// `text` with control characters escaped (`\n`, `\u{1b}`), for messages that quote input.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 /// Up to 24 bytes from `offset`, escaped so control bytes and newlines stay on one line.
@@ -229,6 +255,16 @@ mod tests {
         assert!(matches!(
             parse_canonical::<Doc>(bad),
             Err(CanonError::UnsafeInteger { line: 2, .. })
+        ));
+        let fraction = b"{\n  \"a\": 1.12345678901234567890,\n  \"b\": [],\n  \"c\": null\n}\n";
+        assert!(matches!(
+            parse_canonical::<Doc>(fraction),
+            Err(CanonError::Schema { .. })
+        ));
+        let negative = b"{\n  \"a\": -99999999999999999999,\n  \"b\": [],\n  \"c\": null\n}\n";
+        assert!(matches!(
+            parse_canonical::<Doc>(negative),
+            Err(CanonError::UnsafeInteger { .. })
         ));
     }
 

@@ -96,6 +96,8 @@ impl Args {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GenesisArgs {
     pub branch: String,
+    /// The canonical checkout's top-level path; the file's `canonicalRoot` must stay equal.
+    pub root: String,
     pub source: String,
     pub rows: Vec<MapRow>,
     pub legacy_view: String,

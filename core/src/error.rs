@@ -77,15 +77,15 @@ impl CanonError {
 #[derive(Error, Debug, Clone, PartialEq, Eq)]
 pub enum VerbError {
     #[error(
-        "op id `{op}` is invalid: use 8 to 72 characters of [a-z0-9._-], starting with a letter or digit, not ending in .outcome"
+        "op id {op:?} is invalid: use 8 to 72 characters of [a-z0-9._-], starting with a letter or digit, not ending in .outcome"
     )]
     InvalidOp { op: String },
     #[error(
-        "actor `{name}` is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+        "actor {name:?} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
     )]
     InvalidActor { name: String },
     #[error(
-        "seat `{name}` is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+        "seat {name:?} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
     )]
     InvalidSeat { name: String },
     #[error(
@@ -125,7 +125,7 @@ pub enum VerbError {
     MissingCandidate { id: u64 },
     #[error("{flag} applies only to a move to in-review; drop it")]
     CandidateNotAllowed { flag: &'static str },
-    #[error("candidate `{value}` is not a digest: use sha256:<64 hex> or git:<40 hex>")]
+    #[error("candidate {value:?} is not a digest: use sha256:<64 hex> or git:<40 hex>")]
     BadDigest { value: String },
     #[error("{field} {why}")]
     BadText {
@@ -143,7 +143,7 @@ pub enum VerbError {
     BadIssue { value: u64 },
     #[error("issue lists in the log must be ascending without repeats")]
     IssueOrder,
-    #[error("seat `{name}` is listed twice")]
+    #[error("seat {name:?} is listed twice")]
     DuplicateSeat { name: String },
     #[error(
         "row {id} round {round} lacks approval from {missing}; each reviewer runs `review record`"
@@ -186,7 +186,7 @@ pub enum VerbError {
     EvidenceMismatch { id: u64, why: &'static str },
     #[error("--evidence applies only to a move from in-review to done; drop it")]
     EvidenceNotAllowed,
-    #[error("timestamp `{at}` is not UTC ISO-8601 with milliseconds (YYYY-MM-DDTHH:MM:SS.mmmZ)")]
+    #[error("timestamp {at:?} is not UTC ISO-8601 with milliseconds (YYYY-MM-DDTHH:MM:SS.mmmZ)")]
     BadTimestamp { at: String },
     #[error("semantics {semantics} is not supported by this build (it writes {current})")]
     UnknownSemantics { semantics: u8, current: u8 },
@@ -266,6 +266,8 @@ pub enum ReplayError {
     DuplicateOp { rev: u64, op: String, first: u64 },
     #[error("log entry rev {rev} has a malformed body hash; expected 64 lowercase hex digits")]
     BodyHash { rev: u64 },
+    #[error("canonicalRoot is {found:?}, but genesis recorded {recorded:?}")]
+    Root { recorded: String, found: String },
     #[error("revision is {found}, but the log replays to {expected}")]
     Revision { expected: u64, found: u64 },
     #[error("rows differ from the replayed log: {detail}")]
@@ -282,6 +284,7 @@ impl ReplayError {
             ReplayError::Receipt { .. } => "receipt-mismatch",
             ReplayError::DuplicateOp { .. } => "duplicate-op",
             ReplayError::BodyHash { .. } => "body-hash",
+            ReplayError::Root { .. } => "root-mismatch",
             ReplayError::Revision { .. } => "revision-mismatch",
             ReplayError::Rows { .. } => "rows-mismatch",
         }

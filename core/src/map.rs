@@ -26,11 +26,17 @@ pub struct Map {
 }
 
 impl Map {
-    /// Genesis arguments for this map on `branch`, keeping the text between QUEUE.md's markers
+    /// Genesis arguments for this map on `branch` at `root`, keeping the text between QUEUE.md's markers
     /// as the legacy view.
-    pub fn genesis_args(&self, branch: &str, queue_md: &str) -> Result<GenesisArgs, TableError> {
+    pub fn genesis_args(
+        &self,
+        branch: &str,
+        root: &str,
+        queue_md: &str,
+    ) -> Result<GenesisArgs, TableError> {
         Ok(GenesisArgs {
             branch: String::from(branch),
+            root: String::from(root),
             source: self.source.clone(),
             rows: self.rows.clone(),
             legacy_view: String::from(table::body(queue_md)?),

@@ -52,7 +52,6 @@ impl Queue {
 
     /// A new queue holding only its genesis entry.
     pub fn genesis(
-        canonical_root: &str,
         args: GenesisArgs,
         op: &str,
         by: &str,
@@ -61,7 +60,7 @@ impl Queue {
         let mut queue = Queue {
             file: QueueFile {
                 version: FORMAT_VERSION,
-                canonical_root: String::from(canonical_root),
+                canonical_root: args.root.clone(),
                 revision: 0,
                 rows: Vec::new(),
                 log: Vec::new(),

@@ -63,6 +63,12 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
             });
         }
     }
+    if state.root.as_deref() != Some(file.canonical_root.as_str()) {
+        return Err(ReplayError::Root {
+            recorded: state.root.clone().unwrap_or_default(),
+            found: file.canonical_root.clone(),
+        });
+    }
     if file.revision != state.revision {
         return Err(ReplayError::Revision {
             expected: state.revision,

@@ -184,7 +184,7 @@ pub fn check_timestamp(at: &str) -> Result<(), VerbError> {
             None
         }
     };
-    let ok = b.len() == 24
+    let shape = b.len() == 24
         && b[4] == b'-'
         && b[7] == b'-'
         && b[10] == b'T'
@@ -192,19 +192,32 @@ pub fn check_timestamp(at: &str) -> Result<(), VerbError> {
         && b[16] == b':'
         && b[19] == b'.'
         && b[23] == b'Z'
-        && digits(0..4).is_some()
-        && matches!(digits(5..7), Some(1..=12))
-        && matches!(digits(8..10), Some(1..=31))
+        && digits(20..23).is_some();
+    let ok = shape
+        && match (digits(0..4), digits(5..7), digits(8..10)) {
+            (Some(year), Some(month @ 1..=12), Some(day)) => {
+                (1..=days_in(year, month)).contains(&day)
+            }
+            _ => false,
+        }
         && matches!(digits(11..13), Some(0..=23))
         && matches!(digits(14..16), Some(0..=59))
-        && matches!(digits(17..19), Some(0..=59))
-        && digits(20..23).is_some();
+        && matches!(digits(17..19), Some(0..=59));
     if ok {
         Ok(())
     } else {
         Err(VerbError::BadTimestamp {
             at: String::from(at),
         })
+    }
+}
+
+fn days_in(year: u32, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
     }
 }
 
@@ -279,10 +292,16 @@ mod tests {
     #[test]
     fn timestamps() {
         assert!(check_timestamp("2026-11-29T18:13:58.123Z").is_ok());
+        assert!(check_timestamp("2028-02-29T00:00:00.000Z").is_ok());
+        assert!(check_timestamp("2000-02-29T00:00:00.000Z").is_ok());
         for bad in [
             "2026-11-29T18:13:58Z",
             "2026-13-29T18:13:58.123Z",
             "2026-11-29 18:13:58.123Z",
+            "2026-02-31T10:00:01.000Z",
+            "2026-02-29T10:00:01.000Z",
+            "2100-02-29T10:00:01.000Z",
+            "2026-04-31T10:00:01.000Z",
         ] {
             assert!(check_timestamp(bad).is_err(), "{bad}");
         }

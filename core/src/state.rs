@@ -15,6 +15,8 @@ pub struct State {
     pub rows: Vec<Row>,
     /// The branch genesis recorded; `None` before genesis.
     pub branch: Option<String>,
+    /// The canonical root genesis recorded; `None` before genesis.
+    pub root: Option<String>,
     index: BTreeMap<u64, usize>,
     reasons: BTreeMap<u64, String>,
     ops: BTreeMap<String, u64>,

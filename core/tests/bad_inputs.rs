@@ -18,23 +18,6 @@ struct Expected {
     /// For `entry-refused`: the kind of the verb refusal replay reports.
     #[serde(default)]
     refused: Option<String>,
-    /// A known defect in core: which check to skip until it is fixed, and what goes wrong.
-    #[serde(default)]
-    bug: Option<Bug>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Bug {
-    skip: Skip,
-    what: String,
-}
-
-#[derive(Deserialize, PartialEq, Eq, Clone, Copy, Debug)]
-#[serde(rename_all = "lowercase")]
-enum Skip {
-    Kind,
-    Display,
 }
 
 fn corpus_dir() -> PathBuf {
@@ -97,7 +80,6 @@ fn every_corpus_file_is_refused_with_its_kind() {
             continue;
         };
         let bytes = std::fs::read(corpus_dir().join(&name)).unwrap();
-        let skip = want.bug.as_ref().map(|b| b.skip);
         let err = match Queue::verify(&bytes) {
             Ok(_) => {
                 failures.push(format!("{name}: accepted ({})", want.why));
@@ -105,36 +87,24 @@ fn every_corpus_file_is_refused_with_its_kind() {
             }
             Err(e) => e,
         };
-        if let Some(bug) = &want.bug {
-            // Reported, not asserted: the test should start passing on its own once core is
-            // fixed, and the entry's `bug` is then what to delete.
-            eprintln!(
-                "{name}: known core defect ({:?}): {}; now {}: {err:?}",
-                bug.skip,
-                bug.what,
-                err.kind()
-            );
+        if err.kind() != want.kind {
+            failures.push(format!(
+                "{name}: kind {} but expected {} ({}): {err}",
+                err.kind(),
+                want.kind,
+                want.why
+            ));
+            continue;
         }
-        if skip != Some(Skip::Kind) {
-            if err.kind() != want.kind {
-                failures.push(format!(
-                    "{name}: kind {} but expected {} ({}): {err}",
-                    err.kind(),
-                    want.kind,
-                    want.why
-                ));
-                continue;
-            }
-            if let Some(refused) = &want.refused
-                && refusal_kind(&err) != Some(refused.as_str())
-            {
-                failures.push(format!(
-                    "{name}: refused as {:?}, expected {refused}: {err}",
-                    refusal_kind(&err)
-                ));
-            }
+        if let Some(refused) = &want.refused
+            && refusal_kind(&err) != Some(refused.as_str())
+        {
+            failures.push(format!(
+                "{name}: refused as {:?}, expected {refused}: {err}",
+                refusal_kind(&err)
+            ));
         }
-        if skip.is_none() && err.to_string().contains('\n') {
+        if err.to_string().contains('\n') {
             failures.push(format!("{name}: message is not one line: {err:?}"));
         }
     }

@@ -43,6 +43,7 @@ fn queue_with_row_in(from: Status, owner: Option<&str>) -> Queue {
     };
     let args = GenesisArgs {
         branch: "main".into(),
+        root: "/srv/q".into(),
         source: "0".repeat(40),
         rows: vec![MapRow {
             id: 1,
@@ -55,7 +56,7 @@ fn queue_with_row_in(from: Status, owner: Option<&str>) -> Queue {
         }],
         legacy_view: String::new(),
     };
-    let (mut q, _) = Queue::genesis("/srv/q", args, "genesis-cells", "jason", AT).unwrap();
+    let (mut q, _) = Queue::genesis(args, "genesis-cells", "jason", AT).unwrap();
     if from == Status::InReview {
         let cmd = Command::Move(MoveArgs {
             id: 1,

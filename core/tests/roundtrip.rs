@@ -44,7 +44,7 @@ fn genesis() -> Queue {
         .get_or_init(|| {
             let sc = common::load_scenario("basic");
             let g = &sc.genesis;
-            Queue::genesis(&sc.root, g.args.clone(), &g.op, &g.by, &g.at)
+            Queue::genesis(g.args.clone(), &g.op, &g.by, &g.at)
                 .expect("basic genesis")
                 .0
         })

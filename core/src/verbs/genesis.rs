@@ -35,6 +35,12 @@ pub(super) fn apply(state: &mut State, a: &GenesisArgs, ctx: &Ctx) -> Result<Str
             why: "must be a branch name without white space",
         });
     }
+    if !a.root.starts_with('/') || a.root.chars().any(char::is_control) {
+        return Err(VerbError::BadText {
+            field: "canonical root",
+            why: "must be an absolute path without control characters",
+        });
+    }
     if !is_hex(&a.source, 40) {
         return Err(VerbError::BadText {
             field: "source",
@@ -61,6 +67,7 @@ pub(super) fn apply(state: &mut State, a: &GenesisArgs, ctx: &Ctx) -> Result<Str
         state.put_row(row);
     }
     state.branch = Some(a.branch.clone());
+    state.root = Some(a.root.clone());
     Ok(format!(
         "genesis {} rows on {} from blob {}",
         a.rows.len(),

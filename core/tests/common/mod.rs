@@ -17,7 +17,6 @@ pub fn fixtures() -> PathBuf {
 #[serde(rename_all = "camelCase")]
 pub struct Scenario {
     pub name: String,
-    pub root: String,
     pub genesis: GenesisStep,
     pub expect_genesis: String,
     pub steps: Vec<Step>,
@@ -71,7 +70,7 @@ pub fn scenario_names() -> Vec<String> {
 /// re-verifies from its bytes. Returns the final queue.
 pub fn run(sc: &Scenario) -> Queue {
     let g = &sc.genesis;
-    let (mut queue, receipt) = Queue::genesis(&sc.root, g.args.clone(), &g.op, &g.by, &g.at)
+    let (mut queue, receipt) = Queue::genesis(g.args.clone(), &g.op, &g.by, &g.at)
         .unwrap_or_else(|e| panic!("{}: genesis refused: {e}", sc.name));
     assert_eq!(receipt, sc.expect_genesis, "{}: genesis receipt", sc.name);
     for (i, step) in sc.steps.iter().enumerate() {
