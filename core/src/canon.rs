@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::CanonError;
 use crate::model::QueueFile;
+use crate::reader;
 
 /// The largest integer JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`); larger ones would
 /// print differently from Node, so they are refused.
@@ -32,8 +33,20 @@ pub fn parse_queue(bytes: &[u8]) -> Result<QueueFile, CanonError> {
     parse_canonical(bytes)
 }
 
-/// Parses any canonical document (queue file, witness, lock) and checks its bytes.
+/// Parses any canonical document (queue file, witness, lock) and checks its bytes. The strict
+/// reader accepts canonical bytes in one pass; anything it refuses goes the reference way
+/// (serde_json, re-serialize, compare), which gives the precise error.
 pub fn parse_canonical<T: DeserializeOwned + Serialize>(bytes: &[u8]) -> Result<T, CanonError> {
+    if let Ok(text) = core::str::from_utf8(bytes)
+        && let Ok(value) = reader::read(text)
+    {
+        return Ok(value);
+    }
+    parse_reference(bytes)
+}
+
+/// The reference check: serde_json parses, then the value must re-serialize to the same bytes.
+pub fn parse_reference<T: DeserializeOwned + Serialize>(bytes: &[u8]) -> Result<T, CanonError> {
     let value = parse_lenient(bytes)?;
     check_bytes(bytes, &to_canonical(&value))?;
     Ok(value)
@@ -54,7 +67,7 @@ pub fn parse_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CanonError>
         });
     }
     scan_integers(bytes)?;
-    serde_json::from_slice(bytes).map_err(|e| {
+    serde_json::from_slice(bytes).map_err(|e: serde_json::Error| {
         let offset = offset_of(bytes, e.line(), e.column());
         let message = strip_position(&e);
         let is_json = || serde_json::from_slice::<serde_json::Value>(bytes).is_ok();

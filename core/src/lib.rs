@@ -15,6 +15,7 @@ pub mod matrix;
 pub mod model;
 pub mod next;
 pub mod queue;
+pub mod reader;
 pub mod render;
 pub mod replay;
 pub mod rules;
