@@ -160,7 +160,7 @@ impl<'de> Reader<'de> {
                     run = self.pos;
                 }
                 0x00..=0x1f => return Err(Reject),
-                _ => self.pos += 1,
+                _ => self.pos += 1 + plain_run(&self.bytes[self.pos + 1..]),
             }
         }
     }
@@ -197,6 +197,32 @@ impl<'de> Reader<'de> {
             _ => return Err(Reject),
         })
     }
+}
+
+/// How many leading bytes need no attention inside a string: none of `"`, `\\` or a control
+/// byte. Eight bytes at a time, since strings are most of a queue file.
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let flags = |w: u64| {
+        let below = |n: u64| w.wrapping_sub(ONES * n) & !w & HIGHS;
+        let equal = |c: u64| {
+            let x = w ^ (ONES * c);
+            x.wrapping_sub(ONES) & !x & HIGHS
+        };
+        below(0x20) | equal(u64::from(b'"')) | equal(u64::from(b'\\'))
+    };
+    let mut n = 0;
+    while let Some(chunk) = bytes.get(n..n + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let f = flags(w);
+        if f != 0 {
+            // The lowest flagged byte is exact; borrows only disturb bytes above it.
+            return n + (f.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n
 }
 
 enum Str<'de> {
@@ -406,5 +432,27 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
     serde::forward_to_deserialize_any! {
         i8 i16 i32 i64 i128 u128 f32 f64 char bytes byte_buf unit unit_struct
         newtype_struct tuple tuple_struct map ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_run;
+
+    #[test]
+    fn plain_run_stops_at_the_first_byte_that_needs_attention() {
+        assert_eq!(plain_run(b""), 0);
+        assert_eq!(plain_run(b"abc"), 0, "a tail shorter than a word is left to the byte loop");
+        assert_eq!(plain_run(b"abcdefgh"), 8);
+        for (i, stop) in [b'"', b'\\', 0x00, 0x1f].into_iter().enumerate() {
+            for at in 0..16 {
+                let mut text = *b"0123456789abcdefghijklmnopqrstuv";
+                text[at] = stop;
+                assert_eq!(plain_run(&text), at, "case {i} at {at}");
+            }
+        }
+        let utf8 = "ééééééééé\"".as_bytes();
+        assert_eq!(plain_run(utf8), 16, "bytes above 0x7f are plain");
+        assert_eq!(plain_run(b"\x7f\x20!#[]~\x80\x1f"), 8);
     }
 }
