@@ -312,13 +312,11 @@ fn secret_at(text: &str, i: usize, k: usize, seen: &mut [bool; SECRET_KEYS.len()
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, as JavaScript's `Date.prototype.toISOString` prints it.
 pub fn check_timestamp(at: &str) -> Result<(), VerbError> {
     let b = at.as_bytes();
+    // Replay checks every entry's time, so the fields are read without `str::parse`.
     let digits = |r: core::ops::Range<usize>| -> Option<u32> {
-        let s = at.get(r)?;
-        if s.bytes().all(|c| c.is_ascii_digit()) {
-            s.parse().ok()
-        } else {
-            None
-        }
+        b.get(r)?.iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
     };
     let shape = b.len() == 24
         && b[4] == b'-'
