@@ -1,9 +1,7 @@
 //! The generated body of `QUEUE.md`: a table of every row that is not parked, then the parked
 //! list. Only `|` needs escaping here because `\` and `<` never pass the text rules.
 
-use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use crate::model::{Row, Status};
 use crate::state::State;
@@ -11,74 +9,135 @@ use crate::state::State;
 pub const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";
 const RULE: &str = "| --- | --- | --- | --- | --- | --- | --- |";
 
-/// The body between the markers for `state`.
+/// The body between the markers for `state`. Cells are written straight into the body: a
+/// write renders the whole table once per command, so per-cell strings would add up.
 pub fn render_body(state: &State) -> String {
     let mut out = String::with_capacity(128 + state.rows.len() * 96);
     out.push_str(HEADER);
     out.push('\n');
     out.push_str(RULE);
     out.push('\n');
-    let (parked, listed): (Vec<&Row>, Vec<&Row>) =
-        state.rows.iter().partition(|r| r.status == Status::Parked);
-    for row in listed {
-        let cells = [
-            format!("{}", row.id),
-            piece_cell(row),
-            escape(row.owner.as_deref().unwrap_or("")),
-            escape(&status_cell(row, state.move_reason(row.id))),
-            escape(row.gate.as_deref().unwrap_or("")),
-            issues_cell(row),
-            escape(row.note.as_deref().unwrap_or("")),
-        ];
+    let mut any_parked = false;
+    for row in &state.rows {
+        if row.status == Status::Parked {
+            any_parked = true;
+            continue;
+        }
         out.push_str("| ");
-        out.push_str(&cells.join(" | "));
+        push_number(&mut out, row.id);
+        out.push_str(" | ");
+        push_piece(&mut out, row);
+        out.push_str(" | ");
+        push_escaped(&mut out, row.owner.as_deref().unwrap_or(""));
+        out.push_str(" | ");
+        push_status(&mut out, row, state.move_reason(row.id));
+        out.push_str(" | ");
+        push_escaped(&mut out, row.gate.as_deref().unwrap_or(""));
+        out.push_str(" | ");
+        push_issues(&mut out, row);
+        out.push_str(" | ");
+        push_escaped(&mut out, row.note.as_deref().unwrap_or(""));
         out.push_str(" |\n");
     }
     out.push_str("\n**Parked**\n\n");
-    if parked.is_empty() {
+    if !any_parked {
         out.push_str("(none)\n");
     }
-    for row in parked {
-        out.push_str(&format!("- {} {}", row.id, piece_cell(row)));
-        let mut parts: Vec<String> = Vec::new();
+    for row in state.rows.iter().filter(|r| r.status == Status::Parked) {
+        out.push_str("- ");
+        push_number(&mut out, row.id);
+        out.push(' ');
+        push_piece(&mut out, row);
+        let mut parts = 0;
         if let Some(o) = &row.owner {
-            parts.push(format!("owner {}", escape(o)));
+            next_part(&mut out, &mut parts);
+            out.push_str("owner ");
+            push_escaped(&mut out, o);
         }
         if !row.issues.is_empty() {
-            parts.push(format!("issues {}", issues_cell(row)));
+            next_part(&mut out, &mut parts);
+            out.push_str("issues ");
+            push_issues(&mut out, row);
         }
         if let Some(g) = &row.gate {
-            parts.push(format!("gate {}", escape(g)));
+            next_part(&mut out, &mut parts);
+            out.push_str("gate ");
+            push_escaped(&mut out, g);
         }
         if let Some(r) = state.move_reason(row.id) {
-            parts.push(format!("reason: {}", escape(r)));
+            next_part(&mut out, &mut parts);
+            out.push_str("reason: ");
+            push_escaped(&mut out, r);
         }
-        if !parts.is_empty() {
-            out.push_str(&format!(" ({})", parts.join("; ")));
+        if parts > 0 {
+            out.push(')');
         }
         if let Some(n) = &row.note {
-            out.push_str(&format!(": {}", escape(n)));
+            out.push_str(": ");
+            push_escaped(&mut out, n);
         }
         out.push('\n');
     }
     out
 }
 
-/// Escapes the table's one special character.
-pub fn escape(text: &str) -> String {
-    text.replace('|', "\\|")
+/// Opens the parked line's parenthesis before the first part, separates the later ones.
+fn next_part(out: &mut String, parts: &mut usize) {
+    out.push_str(if *parts == 0 { " (" } else { "; " });
+    *parts += 1;
 }
 
-fn piece_cell(row: &Row) -> String {
+/// Escapes the table's one special character.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_escaped(&mut out, text);
+    out
+}
+
+fn push_escaped(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(i) = rest.find('|') {
+        out.push_str(&rest[..i]);
+        out.push_str("\\|");
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// Appends `n` in decimal, as `Display` would, without going through the formatter.
+pub(crate) fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Always ASCII digits, so this never falls through.
+    if let Ok(text) = core::str::from_utf8(&digits[start..]) {
+        out.push_str(text);
+    }
+}
+
+fn push_piece(out: &mut String, row: &Row) {
     match &row.brief {
-        Some(anchor) => format!("[{}]({})", escape(&row.piece), escape(anchor)),
-        None => escape(&row.piece),
+        Some(anchor) => {
+            out.push('[');
+            push_escaped(out, &row.piece);
+            out.push_str("](");
+            push_escaped(out, anchor);
+            out.push(')');
+        }
+        None => push_escaped(out, &row.piece),
     }
 }
 
 /// The status, with the review round while a round is open, and the reason for it.
-fn status_cell(row: &Row, move_reason: Option<&str>) -> String {
-    let mut cell = String::from(row.status.as_str());
+fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>) {
+    out.push_str(row.status.as_str());
     let open_round = matches!(row.status, Status::InReview | Status::WaitingOnJason);
     if let Some(round) = row
         .review
@@ -86,32 +145,200 @@ fn status_cell(row: &Row, move_reason: Option<&str>) -> String {
         .and_then(|r| r.rounds.last())
         .filter(|_| open_round)
     {
-        cell.push_str(&format!(" (round {})", round.round));
+        out.push_str(" (round ");
+        push_number(out, u64::from(round.round));
+        out.push(')');
     }
     let reason = match row.status {
         Status::Blocked => row.blocked_reason.as_deref(),
         _ => move_reason,
     };
     if let Some(r) = reason {
-        cell.push_str(": ");
-        cell.push_str(r);
+        out.push_str(": ");
+        push_escaped(out, r);
     }
-    cell
 }
 
-fn issues_cell(row: &Row) -> String {
-    let list = |v: &[u64]| -> String {
-        let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
-        parts.join(", ")
-    };
-    let mut cell = list(&row.issues);
+fn push_issues(out: &mut String, row: &Row) {
+    push_issue_list(out, &row.issues);
     if row.closes_narrowed {
-        let closes = if row.closes.is_empty() {
-            String::from("none")
+        out.push_str(" (closes ");
+        if row.closes.is_empty() {
+            out.push_str("none");
         } else {
-            list(&row.closes)
-        };
-        cell.push_str(&format!(" (closes {closes})"));
+            push_issue_list(out, &row.closes);
+        }
+        out.push(')');
     }
-    cell
+}
+
+fn push_issue_list(out: &mut String, issues: &[u64]) {
+    for (i, &issue) in issues.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('#');
+        push_number(out, issue);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use crate::model::{Review, Round};
+
+    /// The body as rendered before cells were written in place; the new one must match it.
+    fn reference(state: &State) -> String {
+        fn piece_cell(row: &Row) -> String {
+            match &row.brief {
+                Some(anchor) => format!("[{}]({})", escape(&row.piece), escape(anchor)),
+                None => escape(&row.piece),
+            }
+        }
+        fn status_cell(row: &Row, move_reason: Option<&str>) -> String {
+            let mut cell = String::from(row.status.as_str());
+            let open_round = matches!(row.status, Status::InReview | Status::WaitingOnJason);
+            if let Some(round) = row
+                .review
+                .as_ref()
+                .and_then(|r| r.rounds.last())
+                .filter(|_| open_round)
+            {
+                cell.push_str(&format!(" (round {})", round.round));
+            }
+            let reason = match row.status {
+                Status::Blocked => row.blocked_reason.as_deref(),
+                _ => move_reason,
+            };
+            if let Some(r) = reason {
+                cell.push_str(": ");
+                cell.push_str(r);
+            }
+            cell
+        }
+        fn issues_cell(row: &Row) -> String {
+            let list = |v: &[u64]| -> String {
+                let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
+                parts.join(", ")
+            };
+            let mut cell = list(&row.issues);
+            if row.closes_narrowed {
+                let closes = if row.closes.is_empty() {
+                    String::from("none")
+                } else {
+                    list(&row.closes)
+                };
+                cell.push_str(&format!(" (closes {closes})"));
+            }
+            cell
+        }
+        let mut out = String::new();
+        out.push_str(HEADER);
+        out.push('\n');
+        out.push_str(RULE);
+        out.push('\n');
+        let (parked, listed): (Vec<&Row>, Vec<&Row>) =
+            state.rows.iter().partition(|r| r.status == Status::Parked);
+        for row in listed {
+            let cells = [
+                format!("{}", row.id),
+                piece_cell(row),
+                escape(row.owner.as_deref().unwrap_or("")),
+                escape(&status_cell(row, state.move_reason(row.id))),
+                escape(row.gate.as_deref().unwrap_or("")),
+                issues_cell(row),
+                escape(row.note.as_deref().unwrap_or("")),
+            ];
+            out.push_str("| ");
+            out.push_str(&cells.join(" | "));
+            out.push_str(" |\n");
+        }
+        out.push_str("\n**Parked**\n\n");
+        if parked.is_empty() {
+            out.push_str("(none)\n");
+        }
+        for row in parked {
+            out.push_str(&format!("- {} {}", row.id, piece_cell(row)));
+            let mut parts: Vec<String> = Vec::new();
+            if let Some(o) = &row.owner {
+                parts.push(format!("owner {}", escape(o)));
+            }
+            if !row.issues.is_empty() {
+                parts.push(format!("issues {}", issues_cell(row)));
+            }
+            if let Some(g) = &row.gate {
+                parts.push(format!("gate {}", escape(g)));
+            }
+            if let Some(r) = state.move_reason(row.id) {
+                parts.push(format!("reason: {}", escape(r)));
+            }
+            if !parts.is_empty() {
+                out.push_str(&format!(" ({})", parts.join("; ")));
+            }
+            if let Some(n) = &row.note {
+                out.push_str(&format!(": {}", escape(n)));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn round(n: u32) -> Round {
+        Round {
+            round: n,
+            issue: Some(7),
+            candidate: None,
+            requested: false,
+            opened_by: String::from("flicker"),
+            opened_rev: 2,
+            attempts: Vec::new(),
+            verdicts: Vec::new(),
+            duplicate_risk: false,
+        }
+    }
+
+    #[test]
+    fn cells_written_in_place_match_the_reference() {
+        let text = |s: &str| Some(String::from(s));
+        let statuses = Status::ALL;
+        let mut state = State::default();
+        for id in 1..=64u64 {
+            let bits = id.wrapping_mul(0x9e37_79b9) >> 3;
+            let on = |bit: u64| bits >> bit & 1 == 1;
+            let status = statuses[(id % statuses.len() as u64) as usize];
+            let issues: Vec<u64> = (0..bits % 3).map(|i| 1500 + id + i).collect();
+            let row = Row {
+                id: id * 10,
+                piece: format!("Piece {id}{}", if on(0) { " | piped" } else { "" }),
+                owner: on(1).then(|| String::from("darkwing")),
+                status,
+                gate: if on(2) { text("CI | green") } else { None },
+                closes: if on(3) {
+                    issues[..issues.len() / 2].to_vec()
+                } else {
+                    issues.clone()
+                },
+                closes_narrowed: on(3),
+                issues,
+                reviewers: Vec::new(),
+                brief: on(4).then(|| format!("docs/plans/q.md#p|{id}")),
+                note: if on(5) { text("a | note") } else { None },
+                blocked_reason: if on(6) { text("waiting | on CI") } else { None },
+                review: on(7).then(|| Review {
+                    rounds: vec![round(1), round(2)],
+                }),
+            };
+            state.put_row(row);
+            if on(8) {
+                state.set_move_reason(id * 10, Some(String::from("moved | back")));
+            }
+        }
+        assert_eq!(render_body(&state), reference(&state));
+        let none_parked = State::default();
+        assert_eq!(render_body(&none_parked), reference(&none_parked));
+    }
 }
