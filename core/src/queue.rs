@@ -82,8 +82,8 @@ impl Queue {
     ) -> Result<Outcome, VerbError> {
         rules::check_op(op)?;
         rules::check_actor(by)?;
-        if let Some(rev) = self.state.op_rev(op) {
-            let entry = &self.file.log[(rev - 1) as usize];
+        if let Some(entry) = self.entry_for_op(op) {
+            let rev = entry.rev;
             if entry.by != by {
                 return Err(VerbError::OpOtherActor {
                     op: String::from(op),
@@ -106,7 +106,7 @@ impl Queue {
         }
         let rev = self.state.revision + 1;
         let args = cmd.normalize(&self.state, rev)?;
-        let receipt = self.append_entry(args, op, by, at, CURRENT_SEMANTICS)?;
+        let receipt = self.append_new(args, op, by, at, CURRENT_SEMANTICS)?;
         Ok(Outcome::Applied { rev, receipt })
     }
 
@@ -121,13 +121,25 @@ impl Queue {
         at: &str,
         semantics: u8,
     ) -> Result<String, VerbError> {
-        if let Some(first) = self.state.op_rev(op) {
+        if let Some(entry) = self.entry_for_op(op) {
             return Err(VerbError::OpReused {
                 op: String::from(op),
-                rev: first,
-                verb: self.file.log[(first - 1) as usize].verb.as_str(),
+                rev: entry.rev,
+                verb: entry.verb.as_str(),
             });
         }
+        self.append_new(args, op, by, at, semantics)
+    }
+
+    /// `append_entry` once the caller has found `op` not in the log.
+    fn append_new(
+        &mut self,
+        args: Args,
+        op: &str,
+        by: &str,
+        at: &str,
+        semantics: u8,
+    ) -> Result<String, VerbError> {
         let rev = self.state.revision + 1;
         let ctx = Ctx {
             rev,
@@ -200,10 +212,9 @@ impl Queue {
         digest::check_extends(&self.file, file_sha, witness)
     }
 
-    /// The entry that recorded `op`, if any.
+    /// The entry that recorded `op`, if any. A scan of the log: one process runs one command,
+    /// so an index kept for every entry would cost replay more than this lookup does.
     pub fn entry_for_op(&self, op: &str) -> Option<&Entry> {
-        self.state
-            .op_rev(op)
-            .map(|rev| &self.file.log[(rev - 1) as usize])
+        self.file.log.iter().find(|e| e.op == op)
     }
 }

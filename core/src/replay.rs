@@ -5,8 +5,10 @@
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::digest::is_hex;
+use crate::entry::Entry;
 use crate::error::ReplayError;
 use crate::model::{FORMAT_VERSION, QueueFile, Row};
 use crate::state::State;
@@ -23,6 +25,7 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
     if file.log.is_empty() {
         return Err(ReplayError::EmptyLog);
     }
+    let duplicate = first_duplicate_op(&file.log);
     let mut state = State::default();
     for (index, entry) in file.log.iter().enumerate() {
         let expected = index as u64 + 1;
@@ -33,11 +36,13 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
                 found: entry.rev,
             });
         }
-        if let Some(first) = state.op_rev(&entry.op) {
+        // Reported where the entry-by-entry check would meet it, so a file with several faults
+        // names the same one.
+        if let Some((_, first)) = duplicate.filter(|&(later, _)| later == index) {
             return Err(ReplayError::DuplicateOp {
                 rev: entry.rev,
                 op: entry.op.clone(),
-                first,
+                first: file.log[first].rev,
             });
         }
         if !is_hex(&entry.body, 64) {
@@ -83,6 +88,58 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
     Ok(state)
 }
 
+/// The position of the first entry whose op id an earlier entry already used, with the
+/// position of that earlier entry. Sorting hashes of the borrowed ids costs far less than an
+/// owned map entry per replayed entry or a sort by string; ids are compared only where hashes
+/// are equal.
+fn first_duplicate_op(log: &[Entry]) -> Option<(usize, usize)> {
+    first_repeat(log.len(), |i| &log[i].op, op_hash)
+}
+
+/// `first_duplicate_op` over ids `id(0..n)`, with the hash passed in so that tests can make
+/// every id collide.
+fn first_repeat<'a>(
+    n: usize,
+    id: impl Fn(usize) -> &'a str,
+    hash: impl Fn(&str) -> u64,
+) -> Option<(usize, usize)> {
+    let mut hashes: Vec<(u64, usize)> = (0..n).map(|i| (hash(id(i)), i)).collect();
+    hashes.sort_unstable();
+    let mut earliest: Option<(usize, usize)> = None;
+    for same_hash in hashes.chunk_by(|a, b| a.0 == b.0) {
+        if same_hash.len() < 2 {
+            continue;
+        }
+        let mut ids: Vec<(&str, usize)> = same_hash.iter().map(|&(_, i)| (id(i), i)).collect();
+        ids.sort_unstable();
+        // Within a run of equal ids the positions ascend, so each pair is (earlier, next use).
+        for pair in ids.windows(2).filter(|w| w[0].0 == w[1].0) {
+            let found = (pair[1].1, pair[0].1);
+            if earliest.is_none_or(|e| found < e) {
+                earliest = Some(found);
+            }
+        }
+    }
+    earliest
+}
+
+/// A fast, non-cryptographic hash of an op id; collisions only cost a string comparison.
+fn op_hash(op: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mix = |h: u64, word: [u8; 8]| (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    let mut h = op.len() as u64;
+    let mut chunks = op.as_bytes().chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = mix(h, word);
+    }
+    let rest = chunks.remainder();
+    let mut word = [0u8; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    mix(h, word)
+}
+
 /// Names the first row and field where the file and the replay part ways.
 fn rows_diff(file: &[Row], replayed: &[Row]) -> String {
     for (i, (f, r)) in file.iter().zip(replayed).enumerate() {
@@ -121,4 +178,73 @@ fn rows_diff(file: &[Row], replayed: &[Row]) -> String {
         file.len(),
         replayed.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What replay used to do entry by entry: the first id seen before, and where.
+    fn naive(ids: &[&str]) -> Option<(usize, usize)> {
+        (0..ids.len()).find_map(|i| ids[..i].iter().position(|x| *x == ids[i]).map(|f| (i, f)))
+    }
+
+    #[test]
+    fn the_earliest_repeat_is_reported_with_its_first_use() {
+        type Case = (&'static [&'static str], Option<(usize, usize)>);
+        let cases: [Case; 6] = [
+            (&["a", "b", "c"], None),
+            (&["a", "b", "c", "b", "a"], Some((3, 1))),
+            (&["x", "x", "x"], Some((1, 0))),
+            (&["a", "b", "a", "b"], Some((2, 0))),
+            (&["a", "b", "b", "a"], Some((2, 1))),
+            (&[], None),
+        ];
+        for (ids, want) in cases {
+            assert_eq!(
+                first_repeat(ids.len(), |i| ids[i], op_hash),
+                want,
+                "{ids:?}"
+            );
+            assert_eq!(first_repeat(ids.len(), |i| ids[i], |_| 7), want, "{ids:?}");
+        }
+    }
+
+    #[test]
+    fn repeats_agree_with_the_entry_by_entry_check() {
+        const IDS: [&str; 12] = [
+            "op-000001",
+            "op-000002",
+            "op-000003",
+            "op-000004",
+            "op-000005",
+            "op-000006",
+            "lead-add-160",
+            "jason-genesis-1",
+            "a",
+            "ab",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnopr",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..5_000 {
+            let n = (next() % 10) as usize;
+            let ids: Vec<&str> = (0..n)
+                .map(|_| IDS[(next() % IDS.len() as u64) as usize])
+                .collect();
+            let want = naive(&ids);
+            assert_eq!(first_repeat(n, |i| ids[i], op_hash), want, "{ids:?}");
+            assert_eq!(
+                first_repeat(n, |i| ids[i], |s| s.len() as u64 % 2),
+                want,
+                "{ids:?}"
+            );
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The replayed state: rows in queue order plus the indexes replay and verbs need (row by id,
-//! op id to revision, the latest move reason per row). Built only by applying entries, so it
-//! is always what the log says.
+//! the latest move reason per row). Built only by applying entries, so it is always what the
+//! log says. Op ids live only in the log: replay checks them once over the whole log and a
+//! write looks its one op up there, so the state carries no per-entry index of them.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -19,7 +20,6 @@ pub struct State {
     pub root: Option<String>,
     index: BTreeMap<u64, usize>,
     reasons: BTreeMap<u64, String>,
-    ops: BTreeMap<String, u64>,
 }
 
 impl State {
@@ -67,15 +67,5 @@ impl State {
             Some(r) => self.reasons.insert(id, r),
             None => self.reasons.remove(&id),
         };
-    }
-
-    /// The revision that recorded `op`, if it is in the log.
-    pub fn op_rev(&self, op: &str) -> Option<u64> {
-        self.ops.get(op).copied()
-    }
-
-    pub(crate) fn record_op(&mut self, op: &str, rev: u64) {
-        self.ops.insert(String::from(op), rev);
-        self.revision = rev;
     }
 }

@@ -173,7 +173,7 @@ pub fn apply(state: &mut State, args: &Args, ctx: &Ctx) -> Result<String, VerbEr
         Args::Set(a) => edit::set(state, a, ctx)?,
         Args::AcceptHistory(a) => edit::accept_history(a, ctx)?,
     };
-    state.record_op(ctx.op, ctx.rev);
+    state.revision = ctx.rev;
     Ok(format!("ok {} rev {} {}", ctx.op, ctx.rev, details))
 }
 
