@@ -334,7 +334,7 @@ mod tests {
             };
             state.put_row(row);
             if on(8) {
-                state.set_move_reason(id * 10, Some(String::from("moved | back")));
+                state.set_move_reason(id * 10, Some("moved | back"));
             }
         }
         assert_eq!(render_body(&state), reference(&state));

@@ -27,6 +27,7 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
     }
     let duplicate = first_duplicate_op(&file.log);
     let mut state = State::default();
+    let mut receipt = String::new();
     for (index, entry) in file.log.iter().enumerate() {
         let expected = index as u64 + 1;
         if entry.rev != expected {
@@ -55,11 +56,12 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
             at: &entry.at,
             semantics: entry.semantics,
         };
-        let receipt =
-            verbs::apply(&mut state, &entry.args, &ctx).map_err(|e| ReplayError::Refused {
+        verbs::apply_into(&mut state, &entry.args, &ctx, &mut receipt).map_err(|e| {
+            ReplayError::Refused {
                 rev: entry.rev,
                 source: Box::new(e),
-            })?;
+            }
+        })?;
         if receipt != entry.receipt {
             return Err(ReplayError::Receipt {
                 rev: entry.rev,

@@ -3,6 +3,7 @@
 //! log says. Op ids live only in the log: replay checks them once over the whole log and a
 //! write looks its one op up there, so the state carries no per-entry index of them.
 
+use alloc::borrow::ToOwned;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -30,13 +31,24 @@ impl State {
             .ok_or(VerbError::NoSuchRow { id })
     }
 
-    /// The row to change: it must exist and not be done.
-    pub fn open_row(&self, id: u64) -> Result<Row, VerbError> {
-        let row = self.row(id)?;
-        if !row.status.is_open() {
+    /// The position in `rows` of the row to change: it must exist and not be done. Verbs check
+    /// everything against `rows[pos]` first and only then change it through `row_mut`, so a
+    /// refusal leaves the state as it was without copying the row.
+    pub(crate) fn open_pos(&self, id: u64) -> Result<usize, VerbError> {
+        let pos = *self.index.get(&id).ok_or(VerbError::NoSuchRow { id })?;
+        if !self.rows[pos].status.is_open() {
             return Err(VerbError::RowDone { id });
         }
-        Ok(row.clone())
+        Ok(pos)
+    }
+
+    /// The row to change: it must exist and not be done.
+    pub fn open_row(&self, id: u64) -> Result<&Row, VerbError> {
+        self.open_pos(id).map(|pos| &self.rows[pos])
+    }
+
+    pub(crate) fn row_mut(&mut self, pos: usize) -> &mut Row {
+        &mut self.rows[pos]
     }
 
     pub fn has_row(&self, id: u64) -> bool {
@@ -47,6 +59,7 @@ impl State {
         self.index.keys().next_back().map_or(1, |id| id + 1)
     }
 
+    /// Adds a new row, or replaces the one with its id.
     pub(crate) fn put_row(&mut self, row: Row) {
         match self.index.get(&row.id) {
             Some(&i) => self.rows[i] = row,
@@ -62,10 +75,17 @@ impl State {
         self.reasons.get(&id).map(String::as_str)
     }
 
-    pub(crate) fn set_move_reason(&mut self, id: u64, reason: Option<String>) {
+    pub(crate) fn set_move_reason(&mut self, id: u64, reason: Option<&str>) {
         match reason {
-            Some(r) => self.reasons.insert(id, r),
-            None => self.reasons.remove(&id),
-        };
+            Some(r) => match self.reasons.get_mut(&id) {
+                Some(kept) => r.clone_into(kept),
+                None => {
+                    self.reasons.insert(id, String::from(r));
+                }
+            },
+            None => {
+                self.reasons.remove(&id);
+            }
+        }
     }
 }

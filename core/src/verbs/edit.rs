@@ -1,6 +1,7 @@
 //! Verbs that change a row's fields without moving it: `add`, `assign`, `note`, `set`, and
 //! `accept-history`, which changes no row but records a recovery in the log.
 
+use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::String;
 
@@ -8,12 +9,18 @@ use super::{Ctx, check_issues, check_opt_text, check_seats, not_allowed};
 use crate::entry::{AcceptHistoryArgs, AddArgs, AssignArgs, NoteArgs, SetArgs, SetField, SetValue};
 use crate::error::{VerbError, issue_list};
 use crate::model::{Row, Status};
+use crate::render::push_number;
 use crate::rules::{self, is_lead_or_privileged};
 use crate::state::State;
 
 const LEAD_OR_PRIVILEGED: &str = "the lead, jason or sage only";
 
-pub(super) fn add(state: &mut State, a: &AddArgs, ctx: &Ctx) -> Result<String, VerbError> {
+pub(super) fn add(
+    state: &mut State,
+    a: &AddArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
     if !is_lead_or_privileged(ctx.by) {
         return Err(not_allowed(
             ctx,
@@ -59,23 +66,42 @@ pub(super) fn add(state: &mut State, a: &AddArgs, ctx: &Ctx) -> Result<String, V
         blocked_reason: None,
         review: None,
     });
-    Ok(format!("add {} {}", a.id, a.status))
+    out.push_str("add ");
+    push_number(out, a.id);
+    out.push(' ');
+    out.push_str(a.status.as_str());
+    Ok(())
 }
 
-pub(super) fn assign(state: &mut State, a: &AssignArgs, ctx: &Ctx) -> Result<String, VerbError> {
+pub(super) fn assign(
+    state: &mut State,
+    a: &AssignArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
     if !is_lead_or_privileged(ctx.by) {
         let action = format!("assign row {}", a.id);
         return Err(not_allowed(ctx, action, LEAD_OR_PRIVILEGED));
     }
     rules::check_seat(&a.owner)?;
-    let mut row = state.open_row(a.id)?;
-    row.owner = Some(a.owner.clone());
-    state.put_row(row);
-    Ok(format!("assign {} {}", a.id, a.owner))
+    let pos = state.open_pos(a.id)?;
+    a.owner
+        .clone_into(state.row_mut(pos).owner.get_or_insert_default());
+    out.push_str("assign ");
+    push_number(out, a.id);
+    out.push(' ');
+    out.push_str(&a.owner);
+    Ok(())
 }
 
-pub(super) fn note(state: &mut State, a: &NoteArgs, ctx: &Ctx) -> Result<String, VerbError> {
-    let mut row = state.open_row(a.id)?;
+pub(super) fn note(
+    state: &mut State,
+    a: &NoteArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
+    let pos = state.open_pos(a.id)?;
+    let row = &state.rows[pos];
     let is_reviewer = row.reviewers.iter().any(|r| r == ctx.by);
     if !(row.owner.as_deref() == Some(ctx.by) || is_reviewer || is_lead_or_privileged(ctx.by)) {
         let action = format!("note row {}", a.id);
@@ -86,16 +112,23 @@ pub(super) fn note(state: &mut State, a: &NoteArgs, ctx: &Ctx) -> Result<String,
         ));
     }
     check_opt_text("note", &a.text)?;
-    row.note = a.text.clone();
-    state.put_row(row);
-    Ok(match a.text {
-        Some(_) => format!("note {}", a.id),
-        None => format!("note {} cleared", a.id),
-    })
+    state.row_mut(pos).note.clone_from(&a.text);
+    out.push_str("note ");
+    push_number(out, a.id);
+    if a.text.is_none() {
+        out.push_str(" cleared");
+    }
+    Ok(())
 }
 
-pub(super) fn set(state: &mut State, a: &SetArgs, ctx: &Ctx) -> Result<String, VerbError> {
-    let mut row = state.open_row(a.id)?;
+pub(super) fn set(
+    state: &mut State,
+    a: &SetArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
+    let pos = state.open_pos(a.id)?;
+    let row = &state.rows[pos];
     if !(row.owner.as_deref() == Some(ctx.by) || is_lead_or_privileged(ctx.by)) {
         let action = format!("set {} on row {}", a.field.as_str(), a.id);
         return Err(not_allowed(
@@ -106,30 +139,32 @@ pub(super) fn set(state: &mut State, a: &SetArgs, ctx: &Ctx) -> Result<String, V
     }
     check_opt_text("--reason", &a.reason)?;
     let mut suffix = "";
+    // Each arm checks against `row` before it changes anything through `row_mut`.
     match (a.field, &a.value) {
         (SetField::Piece, SetValue::Text(Some(t))) => {
             rules::check_text("piece", t)?;
-            row.piece = t.clone();
+            t.clone_into(&mut state.row_mut(pos).piece);
         }
         (SetField::Gate, SetValue::Text(t)) => {
             check_opt_text("gate", t)?;
-            row.gate = t.clone();
+            state.row_mut(pos).gate.clone_from(t);
         }
         (SetField::Brief, SetValue::Text(t)) => {
             if let Some(b) = t {
                 rules::check_anchor(b)?;
             }
-            row.brief = t.clone();
+            state.row_mut(pos).brief.clone_from(t);
         }
         (SetField::Issues, SetValue::Numbers(n)) => {
             check_issues(n)?;
+            let row = state.row_mut(pos);
             if row.closes_narrowed {
                 row.closes.retain(|c| n.contains(c));
                 suffix = " (kept narrowed)";
             } else {
-                row.closes = n.clone();
+                row.closes.clone_from(n);
             }
-            row.issues = n.clone();
+            row.issues.clone_from(n);
         }
         (SetField::Closes, SetValue::Numbers(n)) => {
             check_issues(n)?;
@@ -143,12 +178,13 @@ pub(super) fn set(state: &mut State, a: &SetArgs, ctx: &Ctx) -> Result<String, V
             if narrowed && a.reason.is_none() {
                 return Err(VerbError::NarrowNeedsReason { id: a.id });
             }
-            row.closes = n.clone();
+            let row = state.row_mut(pos);
+            row.closes.clone_from(n);
             row.closes_narrowed = narrowed;
         }
         (SetField::Reviewers, SetValue::Seats(s)) => {
             check_seats(s)?;
-            row.reviewers = s.clone();
+            state.row_mut(pos).reviewers.clone_from(s);
         }
         (field, _) => {
             let expected = match field {
@@ -163,11 +199,19 @@ pub(super) fn set(state: &mut State, a: &SetArgs, ctx: &Ctx) -> Result<String, V
             });
         }
     }
-    state.put_row(row);
-    Ok(format!("set {} {}{}", a.id, a.field.as_str(), suffix))
+    out.push_str("set ");
+    push_number(out, a.id);
+    out.push(' ');
+    out.push_str(a.field.as_str());
+    out.push_str(suffix);
+    Ok(())
 }
 
-pub(super) fn accept_history(a: &AcceptHistoryArgs, ctx: &Ctx) -> Result<String, VerbError> {
+pub(super) fn accept_history(
+    a: &AcceptHistoryArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
     if !rules::is_privileged(ctx.by) {
         return Err(not_allowed(
             ctx,
@@ -182,12 +226,15 @@ pub(super) fn accept_history(a: &AcceptHistoryArgs, ctx: &Ctx) -> Result<String,
             why: "must name its own revision and carry the at-most-once notice",
         });
     }
-    let old = match &a.old_witness {
-        Some(w) => format!("witness rev {}", w.revision),
-        None => String::from("no witness"),
-    };
-    Ok(format!(
-        "accept-history replaces {old}; at-most-once not guaranteed before rev {}",
-        ctx.rev
-    ))
+    out.push_str("accept-history replaces ");
+    match &a.old_witness {
+        Some(w) => {
+            out.push_str("witness rev ");
+            push_number(out, w.revision);
+        }
+        None => out.push_str("no witness"),
+    }
+    out.push_str("; at-most-once not guaranteed before rev ");
+    push_number(out, ctx.rev);
+    Ok(())
 }

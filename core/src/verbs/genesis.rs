@@ -2,7 +2,6 @@
 //! starts with `closes` equal to its issues (not narrowed), no reviewers, brief or review.
 
 use alloc::collections::BTreeSet;
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -11,10 +10,16 @@ use crate::digest::is_hex;
 use crate::entry::{GenesisArgs, MapRow};
 use crate::error::VerbError;
 use crate::model::Row;
+use crate::render::push_number;
 use crate::rules;
 use crate::state::State;
 
-pub(super) fn apply(state: &mut State, a: &GenesisArgs, ctx: &Ctx) -> Result<String, VerbError> {
+pub(super) fn apply(
+    state: &mut State,
+    a: &GenesisArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
     if state.revision != 0 || state.branch.is_some() {
         return Err(VerbError::GenesisExists);
     }
@@ -68,12 +73,13 @@ pub(super) fn apply(state: &mut State, a: &GenesisArgs, ctx: &Ctx) -> Result<Str
     }
     state.branch = Some(a.branch.clone());
     state.root = Some(a.root.clone());
-    Ok(format!(
-        "genesis {} rows on {} from blob {}",
-        a.rows.len(),
-        a.branch,
-        &a.source[..12]
-    ))
+    out.push_str("genesis ");
+    push_number(out, a.rows.len() as u64);
+    out.push_str(" rows on ");
+    out.push_str(&a.branch);
+    out.push_str(" from blob ");
+    out.push_str(&a.source[..12]);
+    Ok(())
 }
 
 /// The rows genesis makes from the map.

@@ -6,7 +6,6 @@ mod edit;
 mod genesis;
 mod moves;
 
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -17,6 +16,7 @@ use crate::entry::{
 };
 use crate::error::VerbError;
 use crate::model::{Status, Witness};
+use crate::render::push_number;
 use crate::rules;
 use crate::state::State;
 
@@ -153,6 +153,19 @@ impl Command {
 /// Applies one entry's arguments. On success the state moves to `ctx.rev` and the receipt is
 /// returned; on refusal the state is untouched.
 pub fn apply(state: &mut State, args: &Args, ctx: &Ctx) -> Result<String, VerbError> {
+    let mut receipt = String::with_capacity(ctx.op.len() + 64);
+    apply_into(state, args, ctx, &mut receipt)?;
+    Ok(receipt)
+}
+
+/// `apply`, writing the receipt into `receipt` (cleared first) so that replay can reuse one
+/// buffer for every entry. On refusal the state is untouched and `receipt` holds nothing useful.
+pub fn apply_into(
+    state: &mut State,
+    args: &Args,
+    ctx: &Ctx,
+    receipt: &mut String,
+) -> Result<(), VerbError> {
     rules::check_op(ctx.op)?;
     rules::check_actor(ctx.by)?;
     rules::check_timestamp(ctx.at)?;
@@ -162,19 +175,25 @@ pub fn apply(state: &mut State, args: &Args, ctx: &Ctx) -> Result<String, VerbEr
             current: CURRENT_SEMANTICS,
         });
     }
-    let details = match args {
-        Args::Genesis(a) => genesis::apply(state, a, ctx)?,
+    receipt.clear();
+    receipt.push_str("ok ");
+    receipt.push_str(ctx.op);
+    receipt.push_str(" rev ");
+    push_number(receipt, ctx.rev);
+    receipt.push(' ');
+    match args {
+        Args::Genesis(a) => genesis::apply(state, a, ctx, receipt)?,
         _ if state.branch.is_none() => return Err(VerbError::NoGenesis),
-        Args::Add(a) => edit::add(state, a, ctx)?,
-        Args::Move(a) => moves::move_row(state, a, ctx)?,
-        Args::Release(a) => moves::release(state, a, ctx)?,
-        Args::Assign(a) => edit::assign(state, a, ctx)?,
-        Args::Note(a) => edit::note(state, a, ctx)?,
-        Args::Set(a) => edit::set(state, a, ctx)?,
-        Args::AcceptHistory(a) => edit::accept_history(a, ctx)?,
-    };
+        Args::Add(a) => edit::add(state, a, ctx, receipt)?,
+        Args::Move(a) => moves::move_row(state, a, ctx, receipt)?,
+        Args::Release(a) => moves::release(state, a, ctx, receipt)?,
+        Args::Assign(a) => edit::assign(state, a, ctx, receipt)?,
+        Args::Note(a) => edit::note(state, a, ctx, receipt)?,
+        Args::Set(a) => edit::set(state, a, ctx, receipt)?,
+        Args::AcceptHistory(a) => edit::accept_history(a, ctx, receipt)?,
+    }
     state.revision = ctx.rev;
-    Ok(format!("ok {} rev {} {}", ctx.op, ctx.rev, details))
+    Ok(())
 }
 
 fn non_empty(text: &Option<String>) -> Option<String> {

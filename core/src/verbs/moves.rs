@@ -11,11 +11,18 @@ use crate::entry::{IdArgs, MoveArgs};
 use crate::error::{VerbError, issue_list};
 use crate::matrix::{self, Needs, Via};
 use crate::model::{Review, Round, Row, Status, VerdictKind};
+use crate::render::push_number;
 use crate::rules;
 use crate::state::State;
 
-pub(super) fn move_row(state: &mut State, a: &MoveArgs, ctx: &Ctx) -> Result<String, VerbError> {
-    let mut row = state.open_row(a.id)?;
+pub(super) fn move_row(
+    state: &mut State,
+    a: &MoveArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
+    let pos = state.open_pos(a.id)?;
+    let row = &state.rows[pos];
     let from = row.status;
     if from == a.to {
         return Err(VerbError::SameStatus {
@@ -48,37 +55,58 @@ pub(super) fn move_row(state: &mut State, a: &MoveArgs, ctx: &Ctx) -> Result<Str
     if a.evidence.is_some() && !(from == Status::InReview && a.to == Status::Done) {
         return Err(VerbError::EvidenceNotAllowed);
     }
+    let mut new_round = None;
     match rule.needs {
         Needs::Nothing => {}
         Needs::Reason if a.reason.is_none() => {
             return Err(VerbError::MissingReason { id: a.id, to: a.to });
         }
         Needs::Reason => {}
-        Needs::Candidate => open_round(&mut row, a, ctx)?,
-        Needs::Approval => check_round_closes(&row, a, ctx)?,
+        Needs::Candidate => new_round = Some(check_round_opens(row, a, ctx)?),
+        Needs::Approval => check_round_closes(row, a, ctx)?,
     }
-    if row.owner.is_none() && rule.who == matrix::Who::OwnerOrClaimer {
+    let claim = row.owner.is_none() && rule.who == matrix::Who::OwnerOrClaimer;
+    // Every check has passed: nothing below may refuse.
+    let row = state.row_mut(pos);
+    if let Some(issue) = new_round {
+        open_round(row, a, ctx, issue);
+    }
+    if claim {
         row.owner = Some(String::from(ctx.by));
     }
-    let mut receipt = format!("move {} {from} -> {}", a.id, a.to);
-    if a.to == Status::InReview {
-        let n = row.review.as_ref().map_or(0, |r| r.rounds.len());
-        receipt.push_str(&format!(" round {n}"));
-    }
     if a.to == Status::Blocked {
-        row.blocked_reason = a.reason.clone();
-        state.set_move_reason(a.id, None);
+        row.blocked_reason.clone_from(&a.reason);
     } else {
         row.blocked_reason = None;
-        state.set_move_reason(a.id, a.reason.clone());
     }
     row.status = a.to;
-    state.put_row(row);
-    Ok(receipt)
+    let rounds = row.review.as_ref().map_or(0, |r| r.rounds.len());
+    let reason = match a.to {
+        Status::Blocked => None,
+        _ => a.reason.as_deref(),
+    };
+    state.set_move_reason(a.id, reason);
+    out.push_str("move ");
+    push_number(out, a.id);
+    out.push(' ');
+    out.push_str(from.as_str());
+    out.push_str(" -> ");
+    out.push_str(a.to.as_str());
+    if a.to == Status::InReview {
+        out.push_str(" round ");
+        push_number(out, rounds as u64);
+    }
+    Ok(())
 }
 
-pub(super) fn release(state: &mut State, a: &IdArgs, ctx: &Ctx) -> Result<String, VerbError> {
-    let mut row = state.open_row(a.id)?;
+pub(super) fn release(
+    state: &mut State,
+    a: &IdArgs,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
+    let pos = state.open_pos(a.id)?;
+    let row = &state.rows[pos];
     let from = row.status;
     let rule = matrix::rule(from, Status::Queued, Via::Release).ok_or(VerbError::NoTransition {
         id: a.id,
@@ -89,31 +117,40 @@ pub(super) fn release(state: &mut State, a: &IdArgs, ctx: &Ctx) -> Result<String
         let action = format!("release row {}", a.id);
         return Err(not_allowed(ctx, action, rule.who.describe()));
     }
+    let row = state.row_mut(pos);
     row.status = Status::Queued;
     row.owner = None;
     state.set_move_reason(a.id, None);
-    state.put_row(row);
-    Ok(format!("release {} {from} -> queued", a.id))
+    out.push_str("release ");
+    push_number(out, a.id);
+    out.push(' ');
+    out.push_str(from.as_str());
+    out.push_str(" -> queued");
+    Ok(())
 }
 
-/// Opens the next review round with its frozen candidate and issue. Under semantics 1 the
-/// round posts nothing and records no issue; the candidate, if given, is kept.
-fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbError> {
+/// Checks that the next review round may open and returns the issue it records. Under
+/// semantics 1 the round posts nothing and records no issue; the candidate, if given, is kept.
+fn check_round_opens(row: &Row, a: &MoveArgs, ctx: &Ctx) -> Result<Option<u64>, VerbError> {
     if let Some(c) = &a.candidate {
         rules::check_digest(c)?;
     }
-    let issue = if ctx.semantics == 1 {
-        None
-    } else {
-        if a.candidate.is_none() {
-            return Err(VerbError::MissingCandidate { id: a.id });
-        }
-        let issue = choose_issue(row, a.issue)?;
-        if !row.reviewers.is_empty() {
-            return Err(VerbError::ReviewRequestUnavailable { id: a.id });
-        }
-        Some(issue)
-    };
+    if ctx.semantics == 1 {
+        return Ok(None);
+    }
+    if a.candidate.is_none() {
+        return Err(VerbError::MissingCandidate { id: a.id });
+    }
+    let issue = choose_issue(row, a.issue)?;
+    if !row.reviewers.is_empty() {
+        return Err(VerbError::ReviewRequestUnavailable { id: a.id });
+    }
+    Ok(Some(issue))
+}
+
+/// Opens the next review round with its frozen candidate and the issue `check_round_opens`
+/// chose.
+fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx, issue: Option<u64>) {
     let review = row
         .review
         .get_or_insert_with(|| Review { rounds: Vec::new() });
@@ -129,7 +166,6 @@ fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbError> {
         verdicts: Vec::new(),
         duplicate_risk: false,
     });
-    Ok(())
 }
 
 /// Lead decision 23: the round's issue is `--issue` (one of the row's), else the previous
