@@ -442,7 +442,11 @@ mod tests {
     #[test]
     fn plain_run_stops_at_the_first_byte_that_needs_attention() {
         assert_eq!(plain_run(b""), 0);
-        assert_eq!(plain_run(b"abc"), 0, "a tail shorter than a word is left to the byte loop");
+        assert_eq!(
+            plain_run(b"abc"),
+            0,
+            "a tail shorter than a word is left to the byte loop"
+        );
         assert_eq!(plain_run(b"abcdefgh"), 8);
         for (i, stop) in [b'"', b'\\', 0x00, 0x1f].into_iter().enumerate() {
             for at in 0..16 {
