@@ -589,11 +589,11 @@ fn main() {
     let file = canon::parse_queue(&big.bytes).expect("the 100k file parses");
     let stages = [
         (
-            "canon::parse_queue (serde + its own to_canonical + compare)",
+            "canon::parse_queue (the strict one-pass reader)",
             ms(median_of(runs, || canon::parse_queue(&big.bytes).unwrap())),
         ),
         (
-            "  canon::parse_lenient alone (utf8 + integer scan + serde)",
+            "  canon::parse_lenient (the reference path, errors only)",
             ms(median_of(runs, || {
                 canon::parse_lenient::<mosaic_queue_core::QueueFile>(&big.bytes).unwrap()
             })),
