@@ -1,0 +1,94 @@
+//! The canonical-checkout rules: every verb but `verify --snapshot` runs only in the checkout
+//! whose top level genesis recorded, from its own `.git` (no linked worktree, no GIT_DIR and
+//! friends), on the genesis branch. A symlink to the root works.
+
+use std::path::{Path, PathBuf};
+
+use mosaic_queue_core::Queue;
+use thiserror::Error;
+
+use crate::git;
+use crate::store::Paths;
+
+#[derive(Debug, Error)]
+pub enum CheckoutError {
+    #[error("{0} is set; unset it: the queue runs only in its canonical checkout's own .git")]
+    GitEnv(&'static str),
+    #[error("not inside a git checkout ({0}); run the queue from the canonical checkout")]
+    NotGit(String),
+    #[error(
+        "{} is a linked worktree or uses a separate git dir; run the queue from the canonical checkout",
+        .0.display()
+    )]
+    Worktree(PathBuf),
+    #[error(
+        "this checkout ({}) is not the canonical root {recorded} recorded at genesis; run the queue there",
+        here.display()
+    )]
+    NotCanonical { here: PathBuf, recorded: String },
+    #[error("HEAD is not on the genesis branch {branch} ({found}); check out {branch} first")]
+    WrongBranch { branch: String, found: String },
+    #[error(
+        "genesis not committed: commit docs/plans/queue.json with `mosaic-queue commit --genesis -m MSG` first"
+    )]
+    GenesisNotCommitted,
+}
+
+impl CheckoutError {
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+/// Finds the checkout around `cwd` and checks its shape (not yet against the queue).
+pub fn locate(cwd: &Path) -> Result<Paths, CheckoutError> {
+    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"] {
+        if std::env::var_os(var).is_some() {
+            return Err(CheckoutError::GitEnv(var));
+        }
+    }
+    let top = git::run(cwd, &["rev-parse", "--show-toplevel"]).map_err(CheckoutError::NotGit)?;
+    let git_dir =
+        git::run(cwd, &["rev-parse", "--absolute-git-dir"]).map_err(CheckoutError::NotGit)?;
+    let root = PathBuf::from(top);
+    let expected = root.join(".git");
+    if !same_file(&expected, Path::new(&git_dir)) || !expected.is_dir() {
+        return Err(CheckoutError::Worktree(root));
+    }
+    Ok(Paths::new(&root))
+}
+
+/// Checks the checkout against what genesis recorded: the root and the branch.
+pub fn check_queue(paths: &Paths, queue: &Queue) -> Result<(), CheckoutError> {
+    let recorded = &queue.file().canonical_root;
+    if !same_file(Path::new(recorded), &paths.root) {
+        return Err(CheckoutError::NotCanonical {
+            here: paths.root.clone(),
+            recorded: recorded.clone(),
+        });
+    }
+    let branch = queue.state().branch.clone().unwrap_or_default();
+    let found = git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"])
+        .unwrap_or_else(|_| String::from("detached HEAD"));
+    if found != branch {
+        return Err(CheckoutError::WrongBranch { branch, found });
+    }
+    Ok(())
+}
+
+/// Mutating verbs refuse until HEAD holds the genesis commit of queue.json.
+pub fn check_genesis_committed(paths: &Paths) -> Result<(), CheckoutError> {
+    if git::head_has(&paths.root, "docs/plans/queue.json") {
+        Ok(())
+    } else {
+        Err(CheckoutError::GenesisNotCommitted)
+    }
+}
+
+/// Two paths name the same file once symlinks are resolved.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}

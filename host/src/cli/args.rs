@@ -1,0 +1,287 @@
+//! Turns a change verb's flags into the core's `Command`: statuses, issue lists, evidence, set
+//! values typed by their field, and the candidate digest, which the host computes from the
+//! manifest file or the commit named by `--candidate`.
+
+use std::path::Path;
+
+use mosaic_queue_core::digest::sha256_hex;
+use mosaic_queue_core::entry::{
+    AssignArgs, Evidence, IdArgs, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,
+};
+use mosaic_queue_core::verbs::{Command, NewRow};
+use mosaic_queue_core::{Status, rules};
+
+use super::{Change, Failure, Verb};
+use crate::git;
+
+fn status(s: &str) -> Result<Status, Failure> {
+    Status::parse(s).ok_or_else(|| {
+        Failure::usage(format!(
+            "unknown status {s:?}: use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done"
+        ))
+    })
+}
+
+/// Issue numbers as given: `12`, `#12`, comma-separated; empty items are skipped.
+fn issues(items: &[String]) -> Result<Vec<u64>, Failure> {
+    items
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.trim_start_matches('#')
+                .parse::<u64>()
+                .map_err(|_| Failure::usage(format!("issue {s:?} is not a number")))
+        })
+        .collect()
+}
+
+fn seats(items: &[String]) -> Vec<String> {
+    items
+        .iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `comment=<id>,round=<n>,candidate=<digest>`, each key once.
+fn evidence(text: &str) -> Result<Evidence, Failure> {
+    let bad = || {
+        Failure::usage(format!(
+            "--evidence {text:?}: write comment=<id>,round=<n>,candidate=<digest>"
+        ))
+    };
+    let (mut comment, mut round, mut candidate) = (None, None, None);
+    for part in text.split(',') {
+        let (key, value) = part.split_once('=').ok_or_else(bad)?;
+        match key.trim() {
+            "comment" if comment.is_none() => {
+                comment = Some(value.trim().parse().map_err(|_| bad())?)
+            }
+            "round" if round.is_none() => round = Some(value.trim().parse().map_err(|_| bad())?),
+            "candidate" if candidate.is_none() => candidate = Some(value.trim().to_owned()),
+            _ => return Err(bad()),
+        }
+    }
+    Ok(Evidence {
+        comment: comment.ok_or_else(bad)?,
+        round: round.ok_or_else(bad)?,
+        candidate: candidate.ok_or_else(bad)?,
+    })
+}
+
+/// The digest of `--candidate`: an existing file is a manifest (`sha256:` of its bytes, each
+/// line `<sha256> <path>`); anything else must name a commit reachable from a branch or tag.
+pub fn candidate_digest(root: &Path, given: &str) -> Result<String, Failure> {
+    let path = root.join(given);
+    if let Ok(bytes) = std::fs::read(&path) {
+        check_manifest(&bytes, given)?;
+        return Ok(format!("sha256:{}", sha256_hex(&bytes)));
+    }
+    let sha = git::run(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{given}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| {
+        Failure::new(
+            2,
+            format!("--candidate {given:?} is neither a manifest file nor a commit"),
+        )
+    })?;
+    let refs = git::run(
+        root,
+        &[
+            "for-each-ref",
+            "--contains",
+            &sha,
+            "--format=%(refname)",
+            "refs/heads",
+            "refs/tags",
+        ],
+    )
+    .unwrap_or_default();
+    if refs.trim().is_empty() {
+        return Err(Failure::new(
+            2,
+            format!(
+                "--candidate commit {sha} is not reachable from any branch or tag; push it to a branch first"
+            ),
+        ));
+    }
+    Ok(format!("git:{sha}"))
+}
+
+/// One `<64 hex> <path>` line per file; paths stay inside the tree.
+fn check_manifest(bytes: &[u8], name: &str) -> Result<(), Failure> {
+    let bad = |why: &str| Failure::new(2, format!("manifest {name}: {why}"));
+    let text = std::str::from_utf8(bytes).map_err(|_| bad("is not UTF-8"))?;
+    if text.trim().is_empty() {
+        return Err(bad("lists no files"));
+    }
+    for (i, line) in text.lines().enumerate() {
+        let (hash, path) = line
+            .split_once(' ')
+            .ok_or_else(|| bad(&format!("line {} is not `<sha256> <path>`", i + 1)))?;
+        let escapes = path.starts_with('/')
+            || path.split('/').any(|p| p == ".." || p.is_empty())
+            || path.contains('\0');
+        if !mosaic_queue_core::digest::is_hex(hash, 64) || escapes {
+            return Err(bad(&format!(
+                "line {} is not `<sha256> <relative path>`",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The core command for a change verb, with its `--op`/`--by`.
+pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
+    Ok(match verb {
+        Verb::Add {
+            piece,
+            owner,
+            issues: is,
+            gate,
+            reviewers,
+            brief,
+            note,
+            status: st,
+            change,
+        } => (
+            Command::Add(NewRow {
+                piece,
+                owner,
+                status: status(&st)?,
+                gate,
+                issues: issues(&is)?,
+                reviewers: seats(&reviewers),
+                brief,
+                note,
+            }),
+            change,
+        ),
+        Verb::Move {
+            id,
+            status: st,
+            reason,
+            candidate,
+            issue,
+            evidence: ev,
+            change,
+        } => {
+            let candidate = match candidate {
+                Some(c) => {
+                    let here =
+                        std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
+                    Some(candidate_digest(&here, &c)?)
+                }
+                None => None,
+            };
+            (
+                Command::Move(MoveArgs {
+                    id,
+                    to: status(&st)?,
+                    reason,
+                    candidate,
+                    issue,
+                    evidence: ev.as_deref().map(evidence).transpose()?,
+                }),
+                change,
+            )
+        }
+        Verb::Release { id, change } => (Command::Release(IdArgs { id }), change),
+        Verb::Assign { id, seat, change } => {
+            (Command::Assign(AssignArgs { id, owner: seat }), change)
+        }
+        Verb::Note { id, text, change } => (
+            Command::Note(NoteArgs {
+                id,
+                text: Some(text),
+            }),
+            change,
+        ),
+        Verb::Set {
+            id,
+            field,
+            value,
+            reason,
+            change,
+        } => {
+            let field = SetField::parse(&field).ok_or_else(|| {
+                Failure::usage(format!(
+                    "unknown field {field:?}: use piece, gate, issues, closes, reviewers or brief"
+                ))
+            })?;
+            let items: Vec<String> = value.split(',').map(str::to_owned).collect();
+            let value = match field {
+                SetField::Piece | SetField::Gate | SetField::Brief => SetValue::Text(Some(value)),
+                SetField::Issues | SetField::Closes => SetValue::Numbers(issues(&items)?),
+                SetField::Reviewers => SetValue::Seats(seats(&items)),
+            };
+            (
+                Command::Set(SetArgs {
+                    id,
+                    field,
+                    value,
+                    reason,
+                }),
+                change,
+            )
+        }
+        other => unreachable!("not a change verb: {other:?}"),
+    })
+}
+
+/// Refuses a malformed op id before anything is read, so a typo costs nothing.
+pub fn check_op(op: &str) -> Result<(), Failure> {
+    rules::check_op(op).map_err(Failure::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_parses_and_refuses() {
+        let e = evidence("comment=12,round=2,candidate=sha256:ab").unwrap();
+        assert_eq!(
+            (e.comment, e.round, e.candidate.as_str()),
+            (12, 2, "sha256:ab")
+        );
+        for bad in [
+            "comment=1,round=2",
+            "comment=x,round=1,candidate=c",
+            "comment=1,comment=2,round=1,candidate=c",
+        ] {
+            assert_eq!(evidence(bad).unwrap_err().code, 4, "{bad}");
+        }
+    }
+
+    #[test]
+    fn issues_accept_hashes_and_refuse_words() {
+        assert_eq!(
+            issues(&["#12".into(), " 14".into(), "".into()]).unwrap(),
+            vec![12, 14]
+        );
+        assert!(issues(&["twelve".into()]).is_err());
+    }
+
+    #[test]
+    fn manifests_stay_inside_the_tree() {
+        let h = "a".repeat(64);
+        assert!(check_manifest(format!("{h} src/lib.rs\n").as_bytes(), "m").is_ok());
+        for bad in ["../etc/passwd", "/etc/passwd", "a//b", "a/../b"] {
+            assert!(
+                check_manifest(format!("{h} {bad}\n").as_bytes(), "m").is_err(),
+                "{bad}"
+            );
+        }
+        assert!(check_manifest(b"", "m").is_err());
+    }
+}

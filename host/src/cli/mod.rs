@@ -1,0 +1,228 @@
+//! The command line: clap definitions, the actor rule, and the mapping of every failure to
+//! one line on stderr with the contract's exit code (0 ok, 1 failed, 2 invalid or refused,
+//! 3 uncertain, 4 usage). Each verb family lives in its own file.
+
+mod args;
+mod read;
+mod write;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use mosaic_queue_core::{QueueError, VerbError};
+
+use crate::checkout::CheckoutError;
+use crate::store::StoreError;
+use crate::store::lock::LockError;
+
+/// A failed command: what to print and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: i32, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure::new(4, message)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Failure {
+        Failure::new(e.exit_code(), e.to_string())
+    }
+}
+
+impl From<CheckoutError> for Failure {
+    fn from(e: CheckoutError) -> Failure {
+        Failure::new(e.exit_code(), e.to_string())
+    }
+}
+
+impl From<LockError> for Failure {
+    fn from(e: LockError) -> Failure {
+        Failure::new(e.exit_code(), e.to_string())
+    }
+}
+
+impl From<VerbError> for Failure {
+    fn from(e: VerbError) -> Failure {
+        Failure::new(2, format!("refused: {e}"))
+    }
+}
+
+impl From<QueueError> for Failure {
+    fn from(e: QueueError) -> Failure {
+        Failure::new(2, e.to_string())
+    }
+}
+
+pub type CliResult = Result<(), Failure>;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mosaic-queue",
+    version,
+    about = "The team's git-native work queue"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub verb: Verb,
+}
+
+/// `--op ID` and `--by NAME` (or `$MOSAIC_AGENT_NAME`), taken by every change.
+#[derive(Args, Debug)]
+pub struct Change {
+    /// The operation id: 8 to 72 characters of [a-z0-9._-]; retry with the same id.
+    #[arg(long)]
+    pub op: String,
+    /// The acting seat; defaults to $MOSAIC_AGENT_NAME.
+    #[arg(long)]
+    pub by: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Verb {
+    /// Every row (unlocked read).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One row (unlocked read).
+    Show {
+        id: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The row a seat should take up next (unlocked read).
+    Next {
+        seat: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a row (the lead, jason or sage).
+    Add {
+        #[arg(long)]
+        piece: String,
+        #[arg(long)]
+        owner: Option<String>,
+        #[arg(long, value_delimiter = ',')]
+        issues: Vec<String>,
+        #[arg(long)]
+        gate: Option<String>,
+        #[arg(long, value_delimiter = ',')]
+        reviewers: Vec<String>,
+        #[arg(long)]
+        brief: Option<String>,
+        #[arg(long)]
+        note: Option<String>,
+        #[arg(long, default_value = "queued")]
+        status: String,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Move a row to another status.
+    Move {
+        id: u64,
+        status: String,
+        #[arg(long)]
+        reason: Option<String>,
+        #[arg(long)]
+        candidate: Option<String>,
+        #[arg(long)]
+        issue: Option<u64>,
+        #[arg(long)]
+        evidence: Option<String>,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Hand an in-progress row back to the queue (clears the owner).
+    Release {
+        id: u64,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Give a row an owner (the lead, jason or sage).
+    Assign {
+        id: u64,
+        seat: String,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Set a row's note; an empty TEXT clears it.
+    Note {
+        id: u64,
+        text: String,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Set piece, gate, issues, closes, reviewers or brief.
+    Set {
+        id: u64,
+        field: String,
+        value: String,
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Start the queue from the reviewed migration map (jason or sage).
+    Genesis {
+        #[arg(long)]
+        map: PathBuf,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Check queue.json (and with --current, that the table is current).
+    Verify {
+        #[arg(long)]
+        current: bool,
+    },
+    /// Rewrite the table when it is stale; --check only reports.
+    Render {
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+/// Runs a parsed command.
+pub fn run(cli: Cli) -> CliResult {
+    match cli.verb {
+        Verb::List { json } => read::list(json),
+        Verb::Show { id, json } => read::show(id, json),
+        Verb::Next { seat, json } => read::next(seat, json),
+        Verb::Genesis { map, change } => write::genesis(&map, &change),
+        Verb::Verify { current } => write::verify(current),
+        Verb::Render { check } => write::render(check),
+        change_verb => {
+            let (command, change) = args::command(change_verb)?;
+            write::change(&command, &change)
+        }
+    }
+}
+
+/// The actor: `--by`, else `$MOSAIC_AGENT_NAME`; a warning when both are set and differ.
+pub fn actor(by: &Option<String>) -> Result<String, Failure> {
+    let env = std::env::var("MOSAIC_AGENT_NAME")
+        .ok()
+        .filter(|s| !s.is_empty());
+    match (by, env) {
+        (Some(b), Some(e)) if *b != e => {
+            eprintln!("warning: --by {b} differs from MOSAIC_AGENT_NAME={e}; acting as {b}");
+            Ok(b.clone())
+        }
+        (Some(b), _) => Ok(b.clone()),
+        (None, Some(e)) => Ok(e),
+        (None, None) => Err(Failure::usage(
+            "no actor: pass --by NAME or set MOSAIC_AGENT_NAME",
+        )),
+    }
+}

@@ -1,0 +1,175 @@
+//! The unlocked reads: list, show, next. They read the witness, then queue.json, without the
+//! lock. A file ahead of the witness is reported as visible, not confirmed durable; any other
+//! disagreement takes the lock and looks again, so a write in progress never reads as loss.
+
+use mosaic_queue_core::canon::to_canonical;
+use mosaic_queue_core::{Queue, Row};
+use serde::Serialize;
+
+use super::{CliResult, Failure};
+use crate::checkout;
+use crate::clock;
+use crate::io::RealIo;
+use crate::store::{self, Loaded, lock};
+
+/// Loads for a read: unlocked first, then once more under the lock if that failed.
+fn load_for_read() -> Result<Loaded, Failure> {
+    let io = RealIo;
+    let cwd = std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
+    let paths = checkout::locate(&cwd)?;
+    let loaded = match store::load(&io, &paths) {
+        Ok(l) => l,
+        Err(_) => {
+            let held = lock::acquire(
+                &io,
+                &paths,
+                "unlocked-read",
+                "read",
+                &clock::now(),
+                super::write::LOCK_WAIT,
+            )?;
+            let l = store::load(&io, &paths)?;
+            held.release()?;
+            l
+        }
+    };
+    checkout::check_queue(&paths, &loaded.queue)?;
+    if loaded.ahead_of_witness() {
+        eprintln!(
+            "rev {} visible, not confirmed durable",
+            loaded.queue.revision()
+        );
+    }
+    Ok(loaded)
+}
+
+#[derive(Serialize)]
+struct ListJson<'a> {
+    revision: u64,
+    durable: bool,
+    rows: &'a [Row],
+}
+
+#[derive(Serialize)]
+struct RowJson<'a> {
+    revision: u64,
+    durable: bool,
+    row: Option<&'a Row>,
+}
+
+fn print_json<T: Serialize>(value: &T) {
+    print!("{}", String::from_utf8_lossy(&to_canonical(value)));
+}
+
+pub fn list(json: bool) -> CliResult {
+    let loaded = load_for_read()?;
+    let q = &loaded.queue;
+    if json {
+        print_json(&ListJson {
+            revision: q.revision(),
+            durable: !loaded.ahead_of_witness(),
+            rows: q.rows(),
+        });
+    } else {
+        println!("rev {}", q.revision());
+        print!("{}", q.render_body());
+    }
+    Ok(())
+}
+
+pub fn show(id: u64, json: bool) -> CliResult {
+    let loaded = load_for_read()?;
+    let q = &loaded.queue;
+    let row = q.rows().iter().find(|r| r.id == id).ok_or_else(|| {
+        Failure::new(
+            2,
+            format!("no row {id} in the queue; `mosaic-queue list` shows the rows"),
+        )
+    })?;
+    if json {
+        print_json(&RowJson {
+            revision: q.revision(),
+            durable: !loaded.ahead_of_witness(),
+            row: Some(row),
+        });
+    } else {
+        print!("{}", describe(q, row));
+    }
+    Ok(())
+}
+
+pub fn next(seat: Option<String>, json: bool) -> CliResult {
+    let seat = seat
+        .or_else(|| {
+            std::env::var("MOSAIC_AGENT_NAME")
+                .ok()
+                .filter(|s| !s.is_empty())
+        })
+        .ok_or_else(|| Failure::usage("next needs a SEAT or MOSAIC_AGENT_NAME"))?;
+    let loaded = load_for_read()?;
+    let q = &loaded.queue;
+    let row = q.next(&seat);
+    if json {
+        print_json(&RowJson {
+            revision: q.revision(),
+            durable: !loaded.ahead_of_witness(),
+            row,
+        });
+    } else {
+        match row {
+            Some(r) => print!("{}", describe(q, r)),
+            None => println!("nothing for {seat} to take up"),
+        }
+    }
+    Ok(())
+}
+
+/// A row as `field: value` lines.
+fn describe(q: &Queue, row: &Row) -> String {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| String::from("-"));
+    let list = |v: &[u64]| {
+        let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
+        if parts.is_empty() {
+            String::from("-")
+        } else {
+            parts.join(", ")
+        }
+    };
+    let mut out = format!("row {}: {}\n", row.id, row.piece);
+    out.push_str(&format!("  status: {}\n", row.status));
+    out.push_str(&format!("  owner: {}\n", opt(&row.owner)));
+    out.push_str(&format!("  gate: {}\n", opt(&row.gate)));
+    out.push_str(&format!("  issues: {}\n", list(&row.issues)));
+    let narrowed = if row.closes_narrowed {
+        " (narrowed)"
+    } else {
+        ""
+    };
+    out.push_str(&format!("  closes: {}{narrowed}\n", list(&row.closes)));
+    let reviewers = if row.reviewers.is_empty() {
+        String::from("-")
+    } else {
+        row.reviewers.join(", ")
+    };
+    out.push_str(&format!("  reviewers: {reviewers}\n"));
+    out.push_str(&format!("  brief: {}\n", opt(&row.brief)));
+    out.push_str(&format!("  note: {}\n", opt(&row.note)));
+    if let Some(r) = &row.blocked_reason {
+        out.push_str(&format!("  blocked: {r}\n"));
+    }
+    if let Some(r) = q.state().move_reason(row.id) {
+        out.push_str(&format!("  reason: {r}\n"));
+    }
+    if let Some(round) = row.review.as_ref().and_then(|r| r.rounds.last()) {
+        out.push_str(&format!(
+            "  review: round {} on {} candidate {}\n",
+            round.round,
+            round
+                .issue
+                .map_or_else(|| String::from("-"), |i| format!("#{i}")),
+            round.candidate.as_deref().unwrap_or("-")
+        ));
+    }
+    out.push_str(&format!("  rev: {}\n", q.revision()));
+    out
+}

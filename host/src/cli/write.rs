@@ -1,0 +1,232 @@
+//! Verbs that take the lock: the changes (one log entry each), genesis, verify and render.
+//! Each follows one path: locate the checkout, take the lock, load and verify, let the core
+//! decide, write through the store's durability points, then print the receipt.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mosaic_queue_core::verbs::Command;
+use mosaic_queue_core::{BodyStatus, Outcome, Queue, map, table};
+
+use super::{Change, CliResult, Failure, actor, args};
+use crate::checkout;
+use crate::clock;
+use crate::io::{Io, RealIo};
+use crate::seam;
+use crate::store::{self, Loaded, Paths, lock};
+
+/// How long a writer waits for a live lock before it gives up.
+pub(super) const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+fn here() -> Result<Paths, Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::new(1, format!("cannot read the working directory: {e}")))?;
+    Ok(checkout::locate(&cwd)?)
+}
+
+/// QUEUE.md as read under the lock, refused when its markers are missing or its body is a
+/// hand edit (a write would overwrite it).
+fn table_text(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<String, Failure> {
+    let bytes = io
+        .read(&paths.queue_md)
+        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let md = String::from_utf8(bytes).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
+    let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
+    if queue.body_status(body) == BodyStatus::Unknown {
+        return Err(Failure::new(
+            2,
+            "QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then run `mosaic-queue render`",
+        ));
+    }
+    Ok(md)
+}
+
+/// Loads under the lock and applies the checkout rules every locked verb shares.
+fn load_checked(io: &dyn Io, paths: &Paths) -> Result<Loaded, Failure> {
+    let loaded = store::load(io, paths)?;
+    checkout::check_queue(paths, &loaded.queue)?;
+    if loaded.witness.is_none() {
+        return Err(Failure::new(
+            2,
+            "there is no witness .git/mosaic-queue.head: if queue.json holds genesis alone run `mosaic-queue sync`, otherwise see Manual recovery",
+        ));
+    }
+    Ok(loaded)
+}
+
+/// add, move, release, assign, note, set.
+pub fn change(command: &Command, change: &Change) -> CliResult {
+    args::check_op(&change.op)?;
+    let by = actor(&change.by)?;
+    let io = RealIo;
+    let paths = here()?;
+    store::check_filesystem(&io, &paths)?;
+    let at = clock::now();
+    let verb = verb_name(command);
+    let held = lock::acquire(&io, &paths, &change.op, verb, &at, LOCK_WAIT)?;
+    let loaded = load_checked(&io, &paths)?;
+    checkout::check_genesis_committed(&paths)?;
+    let mut queue = loaded.queue.clone();
+    match queue.execute(command, &change.op, &by, &at)? {
+        Outcome::Recorded { receipt, .. } => {
+            if loaded.ahead_of_witness() {
+                store::write_witness(&io, &paths, &loaded.queue, &loaded.sha, &at)?;
+            }
+            println!("{receipt}");
+        }
+        Outcome::Applied { receipt, .. } => {
+            let md = table_text(&io, &paths, &loaded.queue)?;
+            store::commit(&io, &paths, &loaded, &queue, &md, &at)?;
+            println!("{receipt}");
+            seam::step("receipt-printed");
+        }
+    }
+    held.release()?;
+    Ok(())
+}
+
+fn verb_name(command: &Command) -> &'static str {
+    match command {
+        Command::Add(_) => "add",
+        Command::Move(_) => "move",
+        Command::Release(_) => "release",
+        Command::Assign(_) => "assign",
+        Command::Note(_) => "note",
+        Command::Set(_) => "set",
+        Command::AcceptHistory(_) => "accept-history",
+    }
+}
+
+/// `genesis --map FILE`: the first entry, from the reviewed map; QUEUE.md keeps the text
+/// between its markers as the legacy view.
+pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
+    args::check_op(&change.op)?;
+    let by = actor(&change.by)?;
+    let io = RealIo;
+    let paths = here()?;
+    store::check_filesystem(&io, &paths)?;
+    let map_text = std::fs::read_to_string(map_path).map_err(|e| {
+        Failure::new(
+            1,
+            format!("cannot read the map {}: {e}", map_path.display()),
+        )
+    })?;
+    let map = map::parse(&map_text)
+        .map_err(|e| Failure::new(2, format!("the migration map is invalid: {e}")))?;
+    let branch =
+        crate::git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"]).map_err(|_| {
+            Failure::new(
+                2,
+                "HEAD is detached; check out the queue's branch before genesis",
+            )
+        })?;
+    let at = clock::now();
+    let held = lock::acquire(&io, &paths, &change.op, "genesis", &at, LOCK_WAIT)?;
+    if paths.queue_json.exists() {
+        return Err(Failure::new(
+            2,
+            "docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)",
+        ));
+    }
+    let md_bytes = io
+        .read(&paths.queue_md)
+        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let md = String::from_utf8(md_bytes).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
+    let root = paths.root.to_string_lossy().into_owned();
+    let args = map
+        .genesis_args(&branch, &root, &md)
+        .map_err(|e| Failure::new(2, format!("{e}; add both markers before genesis")))?;
+    let (queue, receipt) = Queue::genesis(args, &change.op, &by, &at)?;
+    store::create(&io, &paths, &queue, &md, &at)?;
+    println!("{receipt}");
+    held.release()?;
+    Ok(())
+}
+
+/// `verify [--current]`: the file, its history against the witness, and with --current the
+/// table too.
+pub fn verify(current: bool) -> CliResult {
+    let io = RealIo;
+    let paths = here()?;
+    let held = lock::acquire(
+        &io,
+        &paths,
+        "verify-read",
+        "verify",
+        &clock::now(),
+        LOCK_WAIT,
+    )?;
+    let loaded = load_checked(&io, &paths)?;
+    let mut line = format!(
+        "ok verify rev {} ({} entries, witness rev {})",
+        loaded.queue.revision(),
+        loaded.queue.file().log.len(),
+        loaded.witness.as_ref().map_or(0, |w| w.revision)
+    );
+    if current {
+        let md = std::fs::read_to_string(&paths.queue_md)
+            .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
+        let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
+        match loaded.queue.body_status(body) {
+            BodyStatus::Current => line.push_str(", table current"),
+            BodyStatus::Stale { rev } => {
+                return Err(Failure::new(
+                    2,
+                    format!(
+                        "QUEUE.md is stale (rendered at rev {rev}); look, then run `mosaic-queue render`"
+                    ),
+                ));
+            }
+            BodyStatus::Unknown => {
+                return Err(Failure::new(
+                    2,
+                    "QUEUE.md's table is not a render of this queue; restore it with git, then run `mosaic-queue render`",
+                ));
+            }
+        }
+    }
+    println!("{line}");
+    held.release()?;
+    Ok(())
+}
+
+/// `render [--check]`: rewrites a stale table; a current one is left alone.
+pub fn render(check: bool) -> CliResult {
+    let io = RealIo;
+    let paths = here()?;
+    let held = lock::acquire(
+        &io,
+        &paths,
+        "render-table",
+        "render",
+        &clock::now(),
+        LOCK_WAIT,
+    )?;
+    let loaded = load_checked(&io, &paths)?;
+    let md = std::fs::read_to_string(&paths.queue_md)
+        .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
+    let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
+    let rev = loaded.queue.revision();
+    match loaded.queue.body_status(body) {
+        BodyStatus::Current => println!("ok render rev {rev}: table current"),
+        BodyStatus::Stale { rev: old } if check => {
+            return Err(Failure::new(
+                2,
+                format!("QUEUE.md is stale (rendered at rev {old}); run `mosaic-queue render`"),
+            ));
+        }
+        BodyStatus::Stale { .. } => {
+            store::write_table(&io, &paths, &loaded.queue, &md)
+                .map_err(|e| Failure::new(1, format!("cannot write QUEUE.md: {e}")))?;
+            println!("ok render rev {rev}: table rewritten");
+        }
+        BodyStatus::Unknown => {
+            return Err(Failure::new(
+                2,
+                "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops first",
+            ));
+        }
+    }
+    held.release()?;
+    Ok(())
+}

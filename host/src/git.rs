@@ -1,0 +1,29 @@
+//! Git reads the CLI needs, by running `git` with the checkout's environment cleared of the
+//! variables that would point it elsewhere. Only reads: the queue never commits here.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `git ARGS` in `dir`; `Ok(stdout)` on exit 0, `Err(stderr)` otherwise.
+pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_COMMON_DIR")
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .trim_end_matches('\n')
+            .to_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+    }
+}
+
+/// Whether `HEAD:<path>` exists in the object database.
+pub fn head_has(dir: &Path, path: &str) -> bool {
+    run(dir, &["cat-file", "-e", &format!("HEAD:{path}")]).is_ok()
+}

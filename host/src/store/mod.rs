@@ -1,0 +1,177 @@
+//! The durable store: where the queue's files live, reading and verifying them against the
+//! witness, and the write protocol with its three points (visible, durable, acknowledged).
+//! Callers hold the lock (`lock`) around `load` and `commit` for every write.
+
+pub mod lock;
+mod write;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use mosaic_queue_core::canon;
+use mosaic_queue_core::digest::sha256_hex;
+use mosaic_queue_core::{Queue, QueueError, Witness, WitnessError};
+use thiserror::Error;
+
+use crate::io::{FsKind, Io};
+
+pub use write::{Committed, commit, create, write_table, write_witness};
+
+/// The queue's files in a checkout.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub root: PathBuf,
+    pub git_dir: PathBuf,
+    pub plans: PathBuf,
+    pub queue_json: PathBuf,
+    pub queue_md: PathBuf,
+    pub witness: PathBuf,
+    pub lock: PathBuf,
+    pub gate: PathBuf,
+}
+
+impl Paths {
+    pub fn new(root: &Path) -> Paths {
+        let git_dir = root.join(".git");
+        let plans = root.join("docs/plans");
+        Paths {
+            root: root.to_path_buf(),
+            queue_json: plans.join("queue.json"),
+            queue_md: plans.join("QUEUE.md"),
+            witness: git_dir.join("mosaic-queue.head"),
+            lock: git_dir.join("mosaic-queue.lock"),
+            gate: git_dir.join("mosaic-queue.unlock"),
+            plans,
+            git_dir,
+        }
+    }
+}
+
+/// Why the store could not read or write.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Invalid(#[from] QueueError),
+    #[error("{0}")]
+    Witness(#[from] WitnessError),
+    #[error("the witness {} is unreadable: {why}; see Manual recovery", path.display())]
+    BadWitness { why: String, path: PathBuf },
+    #[error(
+        "{} is on an unsupported filesystem ({kind:?}); the queue needs local ext4, xfs or btrfs",
+        path.display()
+    )]
+    Filesystem { path: PathBuf, kind: FsKind },
+    #[error(
+        "queue.json changed while this command ran (another tool wrote it); nothing was written, retry the same op"
+    )]
+    Changed,
+    #[error(
+        "rev {rev} is visible but not confirmed durable ({step}: {source}); run `mosaic-queue sync` and retry the same op"
+    )]
+    NotDurable {
+        rev: u64,
+        step: &'static str,
+        source: io::Error,
+    },
+}
+
+impl StoreError {
+    /// The contract's exit code: 1 failed, 2 invalid data, 3 uncertain.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            StoreError::Io { .. } | StoreError::Changed => 1,
+            StoreError::Invalid(_)
+            | StoreError::Witness(_)
+            | StoreError::BadWitness { .. }
+            | StoreError::Filesystem { .. } => 2,
+            StoreError::NotDurable { .. } => 3,
+        }
+    }
+}
+
+pub(crate) fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError {
+    move |source| StoreError::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A verified queue with the bytes it came from and the witness beside it.
+#[derive(Debug)]
+pub struct Loaded {
+    pub bytes: Vec<u8>,
+    pub sha: String,
+    pub queue: Queue,
+    pub witness: Option<Witness>,
+}
+
+impl Loaded {
+    /// Whether the file holds revisions the witness has not confirmed durable.
+    pub fn ahead_of_witness(&self) -> bool {
+        self.witness
+            .as_ref()
+            .is_none_or(|w| w.revision < self.queue.revision())
+    }
+}
+
+/// Refuses directories on filesystems the durability claims do not cover.
+pub fn check_filesystem(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
+    for dir in [&paths.plans, &paths.git_dir] {
+        let kind = io
+            .fs_kind(dir)
+            .map_err(io_err("check the filesystem of", dir))?;
+        let ok = match kind {
+            FsKind::Ext4 | FsKind::Xfs | FsKind::Btrfs => true,
+            FsKind::Tmpfs => io.allow_tmpfs(),
+            FsKind::Other(_) => false,
+        };
+        if !ok {
+            return Err(StoreError::Filesystem {
+                path: dir.clone(),
+                kind,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Reads the witness, `None` when there is none.
+pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, StoreError> {
+    match io.read(&paths.witness) {
+        Ok(bytes) => canon::parse_canonical::<Witness>(&bytes)
+            .map(Some)
+            .map_err(|e| StoreError::BadWitness {
+                why: e.to_string(),
+                path: paths.witness.clone(),
+            }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err("read", &paths.witness)(e)),
+    }
+}
+
+/// Reads the witness, then queue.json; verifies the file and that it extends the witness.
+/// A missing witness is allowed here; the caller decides what it means.
+pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
+    let witness = read_witness(io, paths)?;
+    let bytes = io
+        .read(&paths.queue_json)
+        .map_err(io_err("read", &paths.queue_json))?;
+    let queue = Queue::verify(&bytes).map_err(StoreError::Invalid)?;
+    let sha = sha256_hex(&bytes);
+    if let Some(w) = &witness {
+        queue.check_extends(&sha, w).map_err(StoreError::Witness)?;
+    }
+    Ok(Loaded {
+        bytes,
+        sha,
+        queue,
+        witness,
+    })
+}

@@ -1,0 +1,155 @@
+//! The write protocol. Under the lock: the new bytes go to a temp file that is fsynced; the
+//! file is checked unchanged since it was read; the rename makes the revision visible; the
+//! directory fsync and then the witness make it durable; the table follows. Only then may the
+//! caller print the receipt (acknowledged). `docs/durability.md` explains each step.
+
+use std::path::Path;
+
+use mosaic_queue_core::canon::to_canonical;
+use mosaic_queue_core::digest::sha256_hex;
+use mosaic_queue_core::{Queue, Witness, table};
+
+use super::{Loaded, Paths, StoreError, io_err};
+use crate::io::Io;
+use crate::seam;
+
+/// A write that reached the durable point.
+#[derive(Debug)]
+pub struct Committed {
+    pub rev: u64,
+    pub witness: Witness,
+}
+
+fn temp_beside(path: &Path) -> std::path::PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Writes `bytes` to `path` by temp file, fsync and rename; fsyncs the directory when `durable`.
+fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std::io::Error> {
+    let temp = temp_beside(path);
+    let _ = io.remove(&temp);
+    io.create_synced(&temp, bytes)?;
+    seam::step(&format!("{step}-temp-written"));
+    if let Err(e) = io.rename(&temp, path) {
+        let _ = io.remove(&temp);
+        return Err(e);
+    }
+    seam::step(&format!("{step}-renamed"));
+    Ok(())
+}
+
+/// Writes the witness for the file now on disk and makes it durable.
+pub fn write_witness(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    file_sha: &str,
+    at: &str,
+) -> Result<Witness, StoreError> {
+    let witness = queue.witness(file_sha.to_owned(), at.to_owned());
+    let rev = queue.revision();
+    let not_durable = |step| move |source| StoreError::NotDurable { rev, step, source };
+    replace(io, &paths.witness, &to_canonical(&witness), "witness")
+        .map_err(not_durable("writing the witness"))?;
+    io.sync_dir(&paths.git_dir)
+        .map_err(not_durable("fsync of .git"))?;
+    seam::step("witness-dir-synced");
+    Ok(witness)
+}
+
+/// Writes `new` (the loaded queue plus one entry) through every durability point, then the
+/// table. `md` is QUEUE.md as read under the lock, already checked to have its markers.
+pub fn commit(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    new: &Queue,
+    md: &str,
+    at: &str,
+) -> Result<Committed, StoreError> {
+    let bytes = new.to_bytes();
+    let sha = sha256_hex(&bytes);
+    let temp = temp_beside(&paths.queue_json);
+    let _ = io.remove(&temp);
+    io.create_synced(&temp, &bytes)
+        .map_err(io_err("write", &temp))?;
+    seam::step("queue-temp-written");
+    let on_disk = io
+        .read(&paths.queue_json)
+        .map_err(io_err("re-read", &paths.queue_json))?;
+    if on_disk != loaded.bytes {
+        let _ = io.remove(&temp);
+        return Err(StoreError::Changed);
+    }
+    if let Err(e) = io.rename(&temp, &paths.queue_json) {
+        let _ = io.remove(&temp);
+        return Err(io_err("rename over", &paths.queue_json)(e));
+    }
+    seam::step("queue-renamed");
+    let rev = new.revision();
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::NotDurable {
+            rev,
+            step: "fsync of docs/plans",
+            source,
+        })?;
+    seam::step("queue-dir-synced");
+    let witness = write_witness(io, paths, new, &sha, at)?;
+    write_table(io, paths, new, md).map_err(|source| StoreError::NotDurable {
+        rev,
+        step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
+        source,
+    })?;
+    Ok(Committed { rev, witness })
+}
+
+/// Writes the first queue.json (genesis). The file is linked into place, never renamed, so a
+/// queue.json that appeared meanwhile is not overwritten.
+pub fn create(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    md: &str,
+    at: &str,
+) -> Result<Committed, StoreError> {
+    let bytes = queue.to_bytes();
+    let sha = sha256_hex(&bytes);
+    let temp = temp_beside(&paths.queue_json);
+    let _ = io.remove(&temp);
+    io.create_synced(&temp, &bytes)
+        .map_err(io_err("write", &temp))?;
+    seam::step("queue-temp-written");
+    let linked = io.link(&temp, &paths.queue_json);
+    let _ = io.remove(&temp);
+    linked.map_err(io_err("create", &paths.queue_json))?;
+    seam::step("queue-renamed");
+    let rev = queue.revision();
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::NotDurable {
+            rev,
+            step: "fsync of docs/plans",
+            source,
+        })?;
+    seam::step("queue-dir-synced");
+    let witness = write_witness(io, paths, queue, &sha, at)?;
+    write_table(io, paths, queue, md).map_err(|source| StoreError::NotDurable {
+        rev,
+        step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
+        source,
+    })?;
+    Ok(Committed { rev, witness })
+}
+
+/// Replaces the body between QUEUE.md's markers with the current render.
+pub fn write_table(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    md: &str,
+) -> Result<(), std::io::Error> {
+    let text = table::splice(md, &queue.render_body())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+    replace(io, &paths.queue_md, text.as_bytes(), "table")?;
+    io.sync_dir(&paths.plans)
+}
