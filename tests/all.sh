@@ -16,4 +16,4 @@ cargo build -p mosaic-queue-core --target wasm32-unknown-unknown
 step "core for x86_64-unknown-none (no std)"
 cargo build -p mosaic-queue-core --target x86_64-unknown-none
 step "tests"
-cargo test --workspace
+cargo test --workspace --features mosaic-queue/fault-injection
