@@ -10,7 +10,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "cargo fmt --check"
 cargo fmt --all --check
 step "cargo clippy"
-cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets --features mosaic-queue/fault-injection -- -D warnings
 step "core for wasm32-unknown-unknown"
 cargo build -p mosaic-queue-core --target wasm32-unknown-unknown
 step "core for x86_64-unknown-none (no std)"
