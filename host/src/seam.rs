@@ -1,6 +1,8 @@
 //! Test seams compiled only with the `fault-injection` feature: at each named write step the
-//! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step. Shipped builds compile every
-//! call to nothing.
+//! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step, and `MOSAIC_LOCK_WAIT_MS`
+//! shortens the wait for a live lock. Shipped builds compile every call to nothing.
+
+use std::time::Duration;
 
 /// Marks a named step of a write.
 #[inline(always)]
@@ -14,6 +16,20 @@ pub fn step(name: &str) {
     let _ = name;
 }
 
+/// How long to wait for a live lock: `default`, unless the fault-injection build is given
+/// `MOSAIC_LOCK_WAIT_MS`, so an end-to-end test of a held lock need not sit out the full wait.
+#[inline(always)]
+pub fn lock_wait(default: Duration) -> Duration {
+    #[cfg(feature = "fault-injection")]
+    if let Some(ms) = std::env::var("MOSAIC_LOCK_WAIT_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        return Duration::from_millis(ms);
+    }
+    default
+}
+
 /// The steps a write passes, in order; the kill-point tests walk this list.
 pub const WRITE_STEPS: &[&str] = &[
     "lock-taken",
@@ -23,6 +39,7 @@ pub const WRITE_STEPS: &[&str] = &[
     "witness-temp-written",
     "witness-renamed",
     "witness-dir-synced",
+    "table-temp-written",
     "table-renamed",
     "receipt-printed",
 ];

@@ -26,7 +26,7 @@ fn load_for_read() -> Result<Loaded, Failure> {
                 "unlocked-read",
                 "read",
                 &clock::now(),
-                super::write::LOCK_WAIT,
+                crate::seam::lock_wait(super::write::LOCK_WAIT),
             )?;
             let l = store::load(&io, &paths)?;
             held.release()?;

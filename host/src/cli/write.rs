@@ -63,7 +63,14 @@ pub fn change(command: &Command, change: &Change) -> CliResult {
     store::check_filesystem(&io, &paths)?;
     let at = clock::now();
     let verb = verb_name(command);
-    let held = lock::acquire(&io, &paths, &change.op, verb, &at, LOCK_WAIT)?;
+    let held = lock::acquire(
+        &io,
+        &paths,
+        &change.op,
+        verb,
+        &at,
+        seam::lock_wait(LOCK_WAIT),
+    )?;
     let loaded = load_checked(&io, &paths)?;
     checkout::check_genesis_committed(&paths)?;
     let mut queue = loaded.queue.clone();
@@ -121,7 +128,14 @@ pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
             )
         })?;
     let at = clock::now();
-    let held = lock::acquire(&io, &paths, &change.op, "genesis", &at, LOCK_WAIT)?;
+    let held = lock::acquire(
+        &io,
+        &paths,
+        &change.op,
+        "genesis",
+        &at,
+        seam::lock_wait(LOCK_WAIT),
+    )?;
     if paths.queue_json.exists() {
         return Err(Failure::new(
             2,
@@ -154,7 +168,7 @@ pub fn verify(current: bool) -> CliResult {
         "verify-read",
         "verify",
         &clock::now(),
-        LOCK_WAIT,
+        seam::lock_wait(LOCK_WAIT),
     )?;
     let loaded = load_checked(&io, &paths)?;
     let mut line = format!(
@@ -200,7 +214,7 @@ pub fn render(check: bool) -> CliResult {
         "render-table",
         "render",
         &clock::now(),
-        LOCK_WAIT,
+        seam::lock_wait(LOCK_WAIT),
     )?;
     let loaded = load_checked(&io, &paths)?;
     let md = std::fs::read_to_string(&paths.queue_md)
