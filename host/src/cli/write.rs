@@ -77,6 +77,14 @@ pub fn change(command: &Command, change: &Change) -> CliResult {
     match queue.execute(command, &change.op, &by, &at)? {
         Outcome::Recorded { receipt, .. } => {
             if loaded.ahead_of_witness() {
+                // The writer that made this tail visible may have died before its fsync of
+                // docs/plans; the witness must not vouch for a rename that is not durable.
+                io.sync_dir(&paths.plans)
+                    .map_err(|source| store::StoreError::NotDurable {
+                        rev: loaded.queue.revision(),
+                        step: "fsync of docs/plans",
+                        source,
+                    })?;
                 store::write_witness(&io, &paths, &loaded.queue, &loaded.sha, &at)?;
             }
             println!("{receipt}");
