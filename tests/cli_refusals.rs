@@ -28,7 +28,15 @@ fn usage_errors_exit_4_and_change_nothing() {
         &["move", "2"],
         &["move", "2", "in-progress", "--by", "darkwing"],
         &["note", "2", "--op", "darkwing-2-note", "--by", "darkwing"],
-        &["move", "-1", "in-progress", "--op", "darkwing-2-start", "--by", "darkwing"],
+        &[
+            "move",
+            "-1",
+            "in-progress",
+            "--op",
+            "darkwing-2-start",
+            "--by",
+            "darkwing",
+        ],
     ] {
         let out = repo.run(args, &[]);
         assert_eq!(out.code, 4, "{args:?}: {}", out.stderr);
@@ -46,11 +54,19 @@ fn usage_errors_exit_4_and_change_nothing() {
             "mosaic-queue: unknown status \"sideways\": use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
         ),
         (
-            change(&["set", "1", "colour", "red"], "darkwing-1-colour", "darkwing"),
+            change(
+                &["set", "1", "colour", "red"],
+                "darkwing-1-colour",
+                "darkwing",
+            ),
             "mosaic-queue: unknown field \"colour\": use piece, gate, issues, closes, reviewers or brief",
         ),
         (
-            change(&["set", "1", "issues", "12,twelve"], "darkwing-1-issues", "darkwing"),
+            change(
+                &["set", "1", "issues", "12,twelve"],
+                "darkwing-1-issues",
+                "darkwing",
+            ),
             "mosaic-queue: issue \"twelve\" is not a number",
         ),
         (
@@ -86,7 +102,9 @@ fn help_and_version_exit_0() {
         assert!(!out.stdout.is_empty(), "{args:?}");
     }
     let out = repo.run(&["--help"], &[]);
-    for verb in ["list", "show", "next", "add", "move", "note", "set", "verify"] {
+    for verb in [
+        "list", "show", "next", "add", "move", "note", "set", "verify",
+    ] {
         assert!(out.stdout.contains(verb), "--help names {verb}");
     }
 }
@@ -95,7 +113,11 @@ fn help_and_version_exit_0() {
 fn invalid_changes_leave_every_file_as_it_was() {
     let repo = Repo::new("invalid");
     let out = repo.run(
-        &change(&["move", "2", "in-progress"], "darkwing-2-start", "darkwing"),
+        &change(
+            &["move", "2", "in-progress"],
+            "darkwing-2-start",
+            "darkwing",
+        ),
         &[],
     );
     out.ok();
@@ -204,7 +226,10 @@ fn invalid_changes_leave_every_file_as_it_was() {
         repo.assert_unchanged(&before);
     }
     // A refused op id is not used up: the same op with valid arguments goes through.
-    let out = repo.run(&change(&["note", "1", "ok text"], "lead-1-note", "lead"), &[]);
+    let out = repo.run(
+        &change(&["note", "1", "ok text"], "lead-1-note", "lead"),
+        &[],
+    );
     assert_eq!(out.ok(), "ok lead-1-note rev 3 note 1\n");
 }
 
@@ -214,7 +239,11 @@ fn mutating_verbs_refuse_until_genesis_is_committed() {
     repo.genesis().ok();
     let before = repo.snapshot();
     let out = repo.run(
-        &change(&["move", "2", "in-progress"], "darkwing-2-start", "darkwing"),
+        &change(
+            &["move", "2", "in-progress"],
+            "darkwing-2-start",
+            "darkwing",
+        ),
         &[],
     );
     assert_eq!(
@@ -227,7 +256,11 @@ fn mutating_verbs_refuse_until_genesis_is_committed() {
     repo.run(&["verify", "--current"], &[]).ok();
     repo.commit("queue genesis");
     let out = repo.run(
-        &change(&["move", "2", "in-progress"], "darkwing-2-start", "darkwing"),
+        &change(
+            &["move", "2", "in-progress"],
+            "darkwing-2-start",
+            "darkwing",
+        ),
         &[],
     );
     assert_eq!(
@@ -304,7 +337,8 @@ fn another_branch_refuses() {
     let repo = Repo::new("branch");
     repo.git(&["checkout", "-q", "-b", "feature"]);
     let before = repo.snapshot();
-    let line = "mosaic-queue: HEAD is not on the genesis branch main (feature); check out main first";
+    let line =
+        "mosaic-queue: HEAD is not on the genesis branch main (feature); check out main first";
     for args in [
         vec!["list"],
         vec!["verify"],
@@ -364,7 +398,11 @@ fn a_symlink_to_the_root_works() {
     );
     let out = run_in(
         &link,
-        &change(&["move", "2", "in-progress"], "darkwing-2-start", "darkwing"),
+        &change(
+            &["move", "2", "in-progress"],
+            "darkwing-2-start",
+            "darkwing",
+        ),
         &[],
     );
     assert_eq!(
@@ -374,7 +412,11 @@ fn a_symlink_to_the_root_works() {
     // So does a subdirectory of the root, through the link.
     let out = run_in(
         &link.join("docs/plans"),
-        &change(&["note", "2", "from a subdirectory"], "darkwing-2-note", "darkwing"),
+        &change(
+            &["note", "2", "from a subdirectory"],
+            "darkwing-2-note",
+            "darkwing",
+        ),
         &[],
     );
     assert_eq!(out.ok(), "ok darkwing-2-note rev 3 note 2\n");

@@ -24,7 +24,9 @@ fn ok(repo: &Repo, args: &[&str], op: &str, by: &str, receipt: &str) {
 
 /// QUEUE.md as the hand-written text around `body`.
 fn table_with(body: &str) -> String {
-    let (head, rest) = QUEUE_MD.split_once("<!-- mosaic-queue:begin -->\n").unwrap();
+    let (head, rest) = QUEUE_MD
+        .split_once("<!-- mosaic-queue:begin -->\n")
+        .unwrap();
     let (_, tail) = rest.split_once("<!-- mosaic-queue:end -->").unwrap();
     format!("{head}<!-- mosaic-queue:begin -->\n{body}<!-- mosaic-queue:end -->{tail}")
 }
@@ -50,11 +52,7 @@ fn genesis_keeps_the_hand_written_text_and_writes_the_witness() {
     let entry = &q["log"][0];
     assert_eq!(
         (&entry["op"], &entry["verb"], &entry["by"]),
-        (
-            &"genesis-0001".into(),
-            &"genesis".into(),
-            &"jason".into()
-        )
+        (&"genesis-0001".into(), &"genesis".into(), &"jason".into())
     );
     assert_eq!(entry["args"]["branch"], "main");
     assert_eq!(entry["args"]["source"], blob.as_str());
@@ -383,8 +381,9 @@ fn note_sets_and_clears() {
     assert_eq!(repo.row(1)["note"], "parser | lexer split");
     // The table escapes `|` itself.
     assert!(
-        repo.body()
-            .contains("\n| 1 | Parser | darkwing | queued |  | #12, #14 | parser \\| lexer split |\n")
+        repo.body().contains(
+            "\n| 1 | Parser | darkwing | queued |  | #12, #14 | parser \\| lexer split |\n"
+        )
     );
     ok(
         &repo,
@@ -452,7 +451,11 @@ fn set_changes_fields_and_narrows_closes() {
 
     // Narrowing closes needs a reason.
     let out = repo.run(
-        &change(&["set", "1", "closes", "12"], "darkwing-1-narrow", "darkwing"),
+        &change(
+            &["set", "1", "closes", "12"],
+            "darkwing-1-narrow",
+            "darkwing",
+        ),
         &[],
     );
     assert_eq!(
@@ -461,7 +464,14 @@ fn set_changes_fields_and_narrows_closes() {
     );
     ok(
         &repo,
-        &["set", "1", "closes", "12", "--reason", "14 is its own piece"],
+        &[
+            "set",
+            "1",
+            "closes",
+            "12",
+            "--reason",
+            "14 is its own piece",
+        ],
         "darkwing-1-narrow",
         "darkwing",
         "ok darkwing-1-narrow rev 7 set 1 closes",
@@ -558,7 +568,11 @@ fn render_rewrites_a_stale_table_and_check_reports_it() {
 #[test]
 fn a_retried_op_answers_with_its_original_receipt() {
     let repo = Repo::new("retry");
-    let args = change(&["move", "2", "in-progress"], "darkwing-2-start", "darkwing");
+    let args = change(
+        &["move", "2", "in-progress"],
+        "darkwing-2-start",
+        "darkwing",
+    );
     let receipt = "ok darkwing-2-start rev 2 move 2 queued -> in-progress\n";
     assert_eq!(repo.run(&args, &[]).ok(), receipt);
     ok(
@@ -576,7 +590,11 @@ fn a_retried_op_answers_with_its_original_receipt() {
 
     // Same op, other arguments, or another actor: refused.
     let out = repo.run(
-        &change(&["move", "2", "blocked", "--reason", "x"], "darkwing-2-start", "darkwing"),
+        &change(
+            &["move", "2", "blocked", "--reason", "x"],
+            "darkwing-2-start",
+            "darkwing",
+        ),
         &[],
     );
     assert_eq!(

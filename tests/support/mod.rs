@@ -344,7 +344,11 @@ pub fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
 
 fn collect(root: &Path, path: &Path, files: &mut Snapshot) {
     let meta = std::fs::symlink_metadata(path).unwrap();
-    let name = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+    let name = path
+        .strip_prefix(root)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     if meta.is_dir() {
         for entry in std::fs::read_dir(path).unwrap() {
             collect(root, &entry.unwrap().path(), files);
