@@ -18,7 +18,7 @@ use crate::store::{self, Loaded, Paths, lock};
 /// How long a writer waits for a live lock before it gives up.
 pub(super) const LOCK_WAIT: Duration = Duration::from_secs(30);
 
-fn here() -> Result<Paths, Failure> {
+pub(super) fn here() -> Result<Paths, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::new(1, format!("cannot read the working directory: {e}")))?;
     Ok(checkout::locate(&cwd)?)
@@ -26,7 +26,7 @@ fn here() -> Result<Paths, Failure> {
 
 /// QUEUE.md as read under the lock, refused when its markers are missing or its body is a
 /// hand edit (a write would overwrite it).
-fn table_text(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<String, Failure> {
+pub(super) fn table_text(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<String, Failure> {
     let bytes = io
         .read(&paths.queue_md)
         .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
@@ -42,7 +42,7 @@ fn table_text(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<String, Failu
 }
 
 /// Loads under the lock and applies the checkout rules every locked verb shares.
-fn load_checked(io: &dyn Io, paths: &Paths) -> Result<Loaded, Failure> {
+pub(super) fn load_checked(io: &dyn Io, paths: &Paths) -> Result<Loaded, Failure> {
     let loaded = store::load(io, paths)?;
     checkout::check_queue(paths, &loaded.queue)?;
     if loaded.witness.is_none() {
@@ -58,23 +58,21 @@ fn load_checked(io: &dyn Io, paths: &Paths) -> Result<Loaded, Failure> {
 pub fn change(command: &Command, change: &Change) -> CliResult {
     args::check_op(&change.op)?;
     let by = actor(&change.by)?;
+    change_in(&here()?, command, &change.op, &by)
+}
+
+/// A change in the checkout at `paths` by `by` (already resolved): the CLI's one path for a
+/// change, which `demo` also runs in its scratch checkout.
+pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) -> CliResult {
     let io = RealIo;
-    let paths = here()?;
-    store::check_filesystem(&io, &paths)?;
+    store::check_filesystem(&io, paths)?;
     let at = clock::now();
     let verb = verb_name(command);
-    let held = lock::acquire(
-        &io,
-        &paths,
-        &change.op,
-        verb,
-        &at,
-        seam::lock_wait(LOCK_WAIT),
-    )?;
-    let loaded = load_checked(&io, &paths)?;
-    checkout::check_genesis_committed(&paths)?;
+    let held = lock::acquire(&io, paths, op, verb, &at, seam::lock_wait(LOCK_WAIT))?;
+    let loaded = load_checked(&io, paths)?;
+    checkout::check_genesis_committed(paths)?;
     let mut queue = loaded.queue.clone();
-    match queue.execute(command, &change.op, &by, &at)? {
+    match queue.execute(command, op, by, &at)? {
         Outcome::Recorded { receipt, .. } => {
             if loaded.ahead_of_witness() {
                 // The writer that made this tail visible may have died before its fsync of
@@ -85,13 +83,13 @@ pub fn change(command: &Command, change: &Change) -> CliResult {
                         step: "fsync of docs/plans",
                         source,
                     })?;
-                store::write_witness(&io, &paths, &loaded.queue, &loaded.sha, &at)?;
+                store::write_witness(&io, paths, &loaded.queue, &loaded.sha, &at)?;
             }
             println!("{receipt}");
         }
         Outcome::Applied { receipt, .. } => {
-            let md = table_text(&io, &paths, &loaded.queue)?;
-            store::commit(&io, &paths, &loaded, &queue, &md, &at)?;
+            let md = table_text(&io, paths, &loaded.queue)?;
+            store::commit(&io, paths, &loaded, &queue, &md, &at)?;
             println!("{receipt}");
             seam::step("receipt-printed");
         }
@@ -117,9 +115,13 @@ fn verb_name(command: &Command) -> &'static str {
 pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
     args::check_op(&change.op)?;
     let by = actor(&change.by)?;
+    genesis_in(&here()?, map_path, &change.op, &by)
+}
+
+/// Genesis in the checkout at `paths` by `by`: the CLI's path, which `demo` also runs.
+pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> CliResult {
     let io = RealIo;
-    let paths = here()?;
-    store::check_filesystem(&io, &paths)?;
+    store::check_filesystem(&io, paths)?;
     let map_text = std::fs::read_to_string(map_path).map_err(|e| {
         Failure::new(
             1,
@@ -136,14 +138,7 @@ pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
             )
         })?;
     let at = clock::now();
-    let held = lock::acquire(
-        &io,
-        &paths,
-        &change.op,
-        "genesis",
-        &at,
-        seam::lock_wait(LOCK_WAIT),
-    )?;
+    let held = lock::acquire(&io, paths, op, "genesis", &at, seam::lock_wait(LOCK_WAIT))?;
     if paths.queue_json.exists() {
         return Err(Failure::new(
             2,
@@ -158,8 +153,8 @@ pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
     let args = map
         .genesis_args(&branch, &root, &md)
         .map_err(|e| Failure::new(2, format!("{e}; add both markers before genesis")))?;
-    let (queue, receipt) = Queue::genesis(args, &change.op, &by, &at)?;
-    store::create(&io, &paths, &queue, &md, &at)?;
+    let (queue, receipt) = Queue::genesis(args, op, by, &at)?;
+    store::create(&io, paths, &queue, &md, &at)?;
     println!("{receipt}");
     held.release()?;
     Ok(())

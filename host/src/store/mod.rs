@@ -159,15 +159,22 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
 /// Reads the witness, then queue.json; verifies the file and that it extends the witness.
 /// A missing witness is allowed here; the caller decides what it means.
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
+    let loaded = load_unchecked(io, paths)?;
+    if let Some(w) = &loaded.witness {
+        loaded.queue.check_extends(&loaded.sha, w)?;
+    }
+    Ok(loaded)
+}
+
+/// `load` without the witness check: the file must still verify, but it may not extend the
+/// witness. Only for the verbs that run in that state (`accept-history`, `sync`'s diagnosis).
+pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
     let witness = read_witness(io, paths)?;
     let bytes = io
         .read(&paths.queue_json)
         .map_err(io_err("read", &paths.queue_json))?;
     let queue = Queue::verify(&bytes).map_err(StoreError::Invalid)?;
     let sha = sha256_hex(&bytes);
-    if let Some(w) = &witness {
-        queue.check_extends(&sha, w).map_err(StoreError::Witness)?;
-    }
     Ok(Loaded {
         bytes,
         sha,
