@@ -331,6 +331,11 @@ impl Repo {
 
 /// Runs the binary in `dir` with `env` on top of a cleared environment.
 pub fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
+    Out::from(command(dir, args, env).output().expect("the binary runs"))
+}
+
+/// The command `run_in` runs, for a test that spawns it and acts while it runs.
+pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.args(args).current_dir(dir).stdin(Stdio::null());
     for var in CLEARED {
@@ -339,7 +344,7 @@ pub fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    Out::from(cmd.output().expect("the binary runs"))
+    cmd
 }
 
 fn collect(root: &Path, path: &Path, files: &mut Snapshot) {

@@ -1,0 +1,205 @@
+//! The queue lock as a writer meets it, end to end: a live holder is waited for (the wait
+//! shortened through the fault-injection build's MOSAIC_LOCK_WAIT_MS), and a dead, reused,
+//! foreign or unreadable lock is never broken: the writer exits 1 naming it, files unchanged.
+
+mod support;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use support::{Holder, Repo, command};
+
+/// `args` plus `--op OP` and `--by BY`.
+fn change<'a>(args: &[&'a str], op: &'a str, by: &'a str) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    v.extend(["--op", op, "--by", by]);
+    v
+}
+
+fn note(op: &str) -> Vec<&str> {
+    change(&["note", "1", "from a writer"], op, "darkwing")
+}
+
+/// What a lock file's holder looks like in a message.
+fn named(h: &Holder) -> String {
+    format!(
+        "pid {} (op {}, verb {}, at {})",
+        h.pid,
+        h.op.as_deref().unwrap_or("none"),
+        h.verb,
+        h.at
+    )
+}
+
+fn lock_path(repo: &Repo) -> String {
+    repo.path(".git/mosaic-queue.lock").display().to_string()
+}
+
+#[test]
+fn a_dead_lock_is_named_and_left_for_unlock() {
+    let repo = Repo::new("lock-dead");
+    let dead = Holder::dead();
+    repo.plant_lock(&dead);
+    let before = repo.snapshot();
+    let line = format!(
+        "mosaic-queue: the queue lock {} is stale (dead: {} is no longer running); writers never break it: run `mosaic-queue unlock`, then retry the same op",
+        lock_path(&repo),
+        named(&dead)
+    );
+    let t = Instant::now();
+    for args in [
+        note("darkwing-1-note"),
+        vec!["verify"],
+        vec!["render", "--check"],
+    ] {
+        assert_eq!(repo.run(&args, &[]).fails(1), line, "{args:?}");
+    }
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "a dead lock fails at once"
+    );
+    repo.assert_unchanged(&before);
+    // Unlocked reads do not take the lock.
+    repo.run(&["list"], &[]).ok();
+    // Once the lock is gone (by hand here), the same op goes through.
+    std::fs::remove_file(repo.path(".git/mosaic-queue.lock")).unwrap();
+    assert_eq!(
+        repo.run(&note("darkwing-1-note"), &[]).ok(),
+        "ok darkwing-1-note rev 2 note 1\n"
+    );
+    assert!(!repo.path(".git/mosaic-queue.lock").exists());
+}
+
+#[test]
+fn a_reused_pid_is_a_mismatch() {
+    let repo = Repo::new("lock-mismatch");
+    // This process runs, but did not start at the recorded time.
+    let mut holder = Holder::this_process();
+    holder.start += 1;
+    repo.plant_lock(&holder);
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&note("darkwing-1-note"), &[]).fails(1),
+        format!(
+            "mosaic-queue: the queue lock {} is stale (mismatch: {} is gone and its pid now belongs to another process); writers never break it: run `mosaic-queue unlock`, then retry the same op",
+            lock_path(&repo),
+            named(&holder)
+        )
+    );
+    repo.assert_unchanged(&before);
+}
+
+#[test]
+fn foreign_and_unreadable_locks_wait_for_a_person() {
+    let repo = Repo::new("lock-person");
+    let mut foreign = Holder::this_process();
+    foreign.host = "elsewhere".to_owned();
+    repo.plant_lock(&foreign);
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&note("darkwing-1-note"), &[]).fails(1),
+        format!(
+            "mosaic-queue: the queue lock {} is unknown: {} was taken on host elsewhere, boot {}, which this host cannot check; locks are never removed for their age: a person must check that no queue command is running and remove it by hand",
+            lock_path(&repo),
+            named(&foreign),
+            foreign.boot
+        )
+    );
+    repo.assert_unchanged(&before);
+
+    repo.write(".git/mosaic-queue.lock", "not a lock\n");
+    let before = repo.snapshot();
+    let out = repo.run(&note("darkwing-1-note"), &[]);
+    let line = out.fails(1);
+    assert!(
+        line.starts_with(&format!(
+            "mosaic-queue: the queue lock {} is invalid: ",
+            lock_path(&repo)
+        )) && line.ends_with("; locks are never removed for their age: a person must check that no queue command is running and remove it by hand"),
+        "{line}"
+    );
+    repo.assert_unchanged(&before);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "shortening the wait needs the fault-injection build"
+)]
+fn a_live_lock_is_waited_for_then_named() {
+    let repo = Repo::new("lock-live");
+    let holder = Holder::this_process();
+    repo.plant_lock(&holder);
+    let before = repo.snapshot();
+    let wait = [("MOSAIC_LOCK_WAIT_MS", "400")];
+    let t = Instant::now();
+    let out = repo.run(&note("darkwing-1-note"), &wait);
+    let waited = t.elapsed();
+    let line = out.fails(1);
+    let head = format!(
+        "mosaic-queue: the queue lock {} is held by {} and was not released within ",
+        lock_path(&repo),
+        named(&holder)
+    );
+    assert!(
+        line.starts_with(&head)
+            && line.ends_with("s; retry the same op once that command finishes"),
+        "{line}"
+    );
+    assert!(
+        waited >= Duration::from_millis(400),
+        "it waited: {waited:?}"
+    );
+    repo.assert_unchanged(&before);
+
+    // A read that has to take the lock (here: the file is behind its witness) waits for the
+    // holder too, and reports the lock, never "history was lost", while a write may be under
+    // way.
+    let witness = repo.read_bytes(".git/mosaic-queue.head");
+    std::fs::remove_file(repo.path(".git/mosaic-queue.lock")).unwrap();
+    let old = repo.read_bytes("docs/plans/queue.json");
+    repo.run(&note("darkwing-1-note"), &[]).ok();
+    repo.write("docs/plans/queue.json", &old);
+    assert_ne!(repo.read_bytes(".git/mosaic-queue.head"), witness);
+    repo.plant_lock(&holder);
+    let out = repo.run(&["list"], &wait);
+    assert!(out.fails(1).starts_with(&head), "{}", out.stderr);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "a bounded wait needs the fault-injection build"
+)]
+fn a_writer_goes_on_when_the_live_holder_lets_go() {
+    let repo = Repo::new("lock-release");
+    repo.plant_lock(&Holder::this_process());
+    let t = Instant::now();
+    let mut child = command(
+        &repo.root,
+        &note("darkwing-1-note"),
+        &[("MOSAIC_LOCK_WAIT_MS", "20000")],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Let the writer find the lock and start waiting, then release it as the holder would.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none(), "the writer waits");
+    std::fs::remove_file(repo.path(".git/mosaic-queue.lock")).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).as_ref(),
+            String::from_utf8_lossy(&out.stderr).as_ref()
+        ),
+        (Some(0), "ok darkwing-1-note rev 2 note 1\n", "")
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "woken by the release, not the timeout"
+    );
+    assert!(!repo.path(".git/mosaic-queue.lock").exists());
+}
