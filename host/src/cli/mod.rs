@@ -4,6 +4,7 @@
 
 mod args;
 mod read;
+mod sync;
 mod write;
 
 use std::path::PathBuf;
@@ -191,6 +192,12 @@ pub enum Verb {
         #[arg(long)]
         check: bool,
     },
+    /// Confirm a visible tail durable and name each op that became durable unacknowledged;
+    /// with --op, say whether that op is in the log and durable.
+    Sync {
+        #[arg(long)]
+        op: Option<String>,
+    },
 }
 
 /// Runs a parsed command.
@@ -201,6 +208,7 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Next { seat, json } => read::next(seat, json),
         Verb::Genesis { map, change } => write::genesis(&map, &change),
         Verb::Verify { current } => write::verify(current),
+        Verb::Sync { op } => sync::sync(op.as_deref()),
         Verb::Render { check } => write::render(check),
         change_verb => {
             let (command, change) = args::command(change_verb)?;

@@ -1,0 +1,127 @@
+//! `sync [--op ID]`: confirms a visible tail. Under the lock it fsyncs docs/plans and writes the
+//! witness for a file that is ahead of it, then names each op that became durable without its
+//! receipt printing, so the seat that ran it can be told. It logs nothing.
+
+use mosaic_queue_core::Entry;
+
+use super::write::{LOCK_WAIT, here};
+use super::{CliResult, Failure, args};
+use crate::checkout;
+use crate::clock;
+use crate::io::{Io, RealIo};
+use crate::seam;
+use crate::store::lock::{self, RealProbe};
+use crate::store::{self, Loaded, Paths, StoreError};
+
+/// `sync [--op ID]`.
+pub fn sync(op: Option<&str>) -> CliResult {
+    if let Some(op) = op {
+        args::check_op(op)?;
+    }
+    let io = RealIo;
+    let paths = here()?;
+    store::check_filesystem(&io, &paths)?;
+    let at = clock::now();
+    // The lock records no op: `--op` names the op asked about, not one this command runs.
+    let held = lock::acquire_with(
+        &io,
+        &RealProbe,
+        &paths,
+        None,
+        "sync",
+        &at,
+        seam::lock_wait(LOCK_WAIT),
+    )?;
+    // Unchecked, so that a file that does not extend the witness gets sync's own refusal.
+    let loaded = store::load_unchecked(&io, &paths)?;
+    checkout::check_queue(&paths, &loaded.queue)?;
+    let confirmed = confirmed_rev(&loaded)?;
+    let queue = &loaded.queue;
+    let rev = queue.revision();
+    // Asked about an op that is not there: refuse before anything is written, so a refusal
+    // leaves every file as it was. The tail is confirmed by the next plain `sync`.
+    let asked = match op {
+        Some(op) => Some(queue.entry_for_op(op).ok_or_else(|| {
+            Failure::new(
+                2,
+                format!(
+                    "op {op} is not in the log (rev {rev}): it never became visible; retry it with the same op id and arguments"
+                ),
+            )
+        })?),
+        None => None,
+    };
+    let tail: Vec<&Entry> = queue
+        .file()
+        .log
+        .iter()
+        .filter(|e| e.rev > confirmed)
+        .collect();
+    if !tail.is_empty() {
+        confirm(&io, &paths, &loaded, &at)?;
+    }
+    for e in &tail {
+        // Op ids and seat names passed replay's checks, so each stays on one line.
+        println!(
+            "durable {} rev {} (by {}): tell {}",
+            e.op, e.rev, e.by, e.by
+        );
+    }
+    match asked {
+        Some(e) => println!(
+            "ok sync rev {rev}: {} is durable at rev {} (by {})",
+            e.op, e.rev, e.by
+        ),
+        None if tail.is_empty() => println!("ok sync rev {rev}: nothing to confirm"),
+        None => {
+            let n = tail.len();
+            let ops = if n == 1 { "op" } else { "ops" };
+            println!("ok sync rev {rev}: {n} {ops} confirmed durable");
+        }
+    }
+    held.release()?;
+    Ok(())
+}
+
+/// The revision already confirmed durable: the witness's, or 0 for a file holding genesis
+/// alone with no witness. Anything else that does not extend the witness is Manual recovery.
+fn confirmed_rev(loaded: &Loaded) -> Result<u64, Failure> {
+    let rev = loaded.queue.revision();
+    match &loaded.witness {
+        None if rev == 1 => Ok(0),
+        None => Err(Failure::new(
+            2,
+            format!(
+                "there is no witness .git/mosaic-queue.head and queue.json is at rev {rev}, past genesis: sync cannot tell what was lost; see Manual recovery (accept-history)"
+            ),
+        )),
+        Some(w) => match loaded.queue.check_extends(&loaded.sha, w) {
+            Ok(()) => Ok(w.revision),
+            Err(e) => {
+                let msg = e.to_string();
+                let hint = if msg.contains("Manual recovery") {
+                    ""
+                } else {
+                    " (see Manual recovery)"
+                };
+                Err(Failure::new(
+                    2,
+                    format!("sync confirms only a file that extends the witness: {msg}{hint}"),
+                ))
+            }
+        },
+    }
+}
+
+/// Makes the file on disk durable: fsync of docs/plans (the rename that made it visible may
+/// not have reached it), then the witness.
+fn confirm(io: &dyn Io, paths: &Paths, loaded: &Loaded, at: &str) -> Result<(), StoreError> {
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::NotDurable {
+            rev: loaded.queue.revision(),
+            step: "fsync of docs/plans",
+            source,
+        })?;
+    store::write_witness(io, paths, &loaded.queue, &loaded.sha, at)?;
+    Ok(())
+}
