@@ -4,7 +4,9 @@
 
 mod args;
 mod read;
+mod snapshot;
 mod sync;
+mod verify_snapshot;
 mod write;
 
 use std::path::PathBuf;
@@ -182,10 +184,17 @@ pub enum Verb {
         #[command(flatten)]
         change: Change,
     },
-    /// Check queue.json (and with --current, that the table is current).
+    /// Check queue.json (and with --current, that the table is current); with --snapshot, check
+    /// a snapshot's two files anywhere, with no repository and no lock.
     Verify {
-        #[arg(long)]
+        #[arg(long, conflicts_with = "snapshot")]
         current: bool,
+        /// A directory holding queue.json and QUEUE.md (what `snapshot --out` writes).
+        #[arg(long, value_name = "DIR")]
+        snapshot: Option<PathBuf>,
+        /// A queue.json whose log the snapshot's log must extend.
+        #[arg(long, value_name = "FILE", requires = "snapshot")]
+        base: Option<PathBuf>,
     },
     /// Rewrite the table when it is stale; --check only reports.
     Render {
@@ -198,6 +207,11 @@ pub enum Verb {
         #[arg(long)]
         op: Option<String>,
     },
+    /// Copy queue.json and QUEUE.md into an empty directory outside the repository.
+    Snapshot {
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 /// Runs a parsed command.
@@ -207,8 +221,14 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Show { id, json } => read::show(id, json),
         Verb::Next { seat, json } => read::next(seat, json),
         Verb::Genesis { map, change } => write::genesis(&map, &change),
-        Verb::Verify { current } => write::verify(current),
+        Verb::Verify {
+            snapshot: Some(dir),
+            base,
+            ..
+        } => verify_snapshot::verify_snapshot(&dir, base.as_deref()),
+        Verb::Verify { current, .. } => write::verify(current),
         Verb::Sync { op } => sync::sync(op.as_deref()),
+        Verb::Snapshot { out } => snapshot::snapshot(&out),
         Verb::Render { check } => write::render(check),
         change_verb => {
             let (command, change) = args::command(change_verb)?;

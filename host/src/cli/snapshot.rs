@@ -1,0 +1,187 @@
+//! `snapshot --out DIR`: under the lock, copies queue.json and QUEUE.md byte for byte into an
+//! empty directory outside the repository, after checking the queue, so the commit procedure
+//! can verify and commit exactly those bytes while seats go on writing.
+
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
+
+use mosaic_queue_core::BodyStatus;
+use mosaic_queue_core::table;
+
+use super::write::{LOCK_WAIT, here, load_checked};
+use super::{CliResult, Failure};
+use crate::clock;
+use crate::io::{Io, RealIo};
+use crate::seam;
+use crate::store::lock::{self, RealProbe};
+
+/// The two files a snapshot holds, by the names `verify --snapshot` reads.
+pub const FILES: [&str; 2] = ["queue.json", "QUEUE.md"];
+
+/// `snapshot --out DIR`.
+pub fn snapshot(out: &Path) -> CliResult {
+    let io = RealIo;
+    let paths = here()?;
+    let held = lock::acquire_with(
+        &io,
+        &RealProbe,
+        &paths,
+        None,
+        "snapshot",
+        &clock::now(),
+        seam::lock_wait(LOCK_WAIT),
+    )?;
+    let loaded = load_checked(&io, &paths)?;
+    let rev = loaded.queue.revision();
+    // A snapshot is what gets committed: only a witnessed revision, so a commit never holds
+    // ops a crash could still lose, and `sync` gets to tell the seats about a visible tail.
+    if loaded.ahead_of_witness() {
+        return Err(Failure::new(
+            2,
+            format!(
+                "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then snapshot"
+            ),
+        ));
+    }
+    let md = io
+        .read(&paths.queue_md)
+        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let text = std::str::from_utf8(&md).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
+    let body = table::body(text).map_err(|e| Failure::new(2, format!("QUEUE.md {e}")))?;
+    match loaded.queue.body_status(body) {
+        BodyStatus::Current => {}
+        BodyStatus::Stale { rev: old } => {
+            return Err(Failure::new(
+                2,
+                format!(
+                    "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a snapshot"
+                ),
+            ));
+        }
+        BodyStatus::Unknown => {
+            return Err(Failure::new(
+                2,
+                "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops, then `mosaic-queue render`",
+            ));
+        }
+    }
+    let target = resolve_out(out, &paths.root)?;
+    write_pair(&io, &target, [&loaded.bytes, &md])?;
+    println!("ok snapshot rev {rev} -> {}", target.dir.display());
+    held.release()?;
+    Ok(())
+}
+
+/// Where the copies go: the real path of DIR, and whether this command must create it.
+struct Target {
+    dir: PathBuf,
+    create: bool,
+}
+
+/// Resolves `--out` (symlinks included) and refuses a path inside the repository, something
+/// that is not a directory, or a directory that is not empty. Creates nothing.
+fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
+    let shown = out.display();
+    let absolute = if out.is_absolute() {
+        out.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Failure::new(1, format!("cannot read the working directory: {e}")))?
+            .join(out)
+    };
+    let target = match std::fs::symlink_metadata(&absolute) {
+        Ok(_) => {
+            let dir = absolute
+                .canonicalize()
+                .map_err(|e| Failure::new(1, format!("cannot resolve --out {shown}: {e}")))?;
+            if !dir.is_dir() {
+                return Err(Failure::new(
+                    2,
+                    format!("--out {shown} is not a directory; name an empty directory"),
+                ));
+            }
+            Target { dir, create: false }
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            // A last component of `..` or `.` would resolve to a directory that exists.
+            let name = match absolute.components().next_back() {
+                Some(Component::Normal(name)) => name.to_owned(),
+                _ => {
+                    return Err(Failure::usage(format!(
+                        "--out {shown} does not name a directory"
+                    )));
+                }
+            };
+            let parent = absolute.parent().unwrap_or(Path::new("/"));
+            let parent = parent.canonicalize().map_err(|e| {
+                Failure::new(
+                    1,
+                    format!("cannot resolve the parent of --out {shown}: {e}"),
+                )
+            })?;
+            Target {
+                dir: parent.join(name),
+                create: true,
+            }
+        }
+        Err(e) => {
+            return Err(Failure::new(
+                1,
+                format!("cannot look at --out {shown}: {e}"),
+            ));
+        }
+    };
+    let root = root
+        .canonicalize()
+        .map_err(|e| Failure::new(1, format!("cannot resolve {}: {e}", root.display())))?;
+    if target.dir.starts_with(&root) {
+        return Err(Failure::new(
+            2,
+            format!(
+                "--out {shown} lies inside the repository {}; snapshot into a directory outside it",
+                root.display()
+            ),
+        ));
+    }
+    if !target.create {
+        let mut entries = std::fs::read_dir(&target.dir)
+            .map_err(|e| Failure::new(1, format!("cannot list --out {shown}: {e}")))?;
+        if entries.next().is_some() {
+            return Err(Failure::new(
+                2,
+                format!("--out {shown} is not empty; snapshot writes only into an empty directory"),
+            ));
+        }
+    }
+    Ok(target)
+}
+
+/// Writes both files into the target; on any failure removes what it wrote (and the directory
+/// it created), so a failed snapshot leaves nothing behind.
+fn write_pair(io: &dyn Io, target: &Target, bytes: [&[u8]; 2]) -> Result<(), Failure> {
+    if target.create {
+        std::fs::create_dir(&target.dir)
+            .map_err(|e| Failure::new(1, format!("cannot create {}: {e}", target.dir.display())))?;
+    }
+    let mut written = Vec::new();
+    let result = (|| {
+        for (name, bytes) in FILES.iter().zip(bytes) {
+            let path = target.dir.join(name);
+            // create_synced opens with O_EXCL and O_NOFOLLOW: it never writes through a link.
+            io.create_synced(&path, bytes)
+                .map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))?;
+            written.push(path);
+        }
+        io.sync_dir(&target.dir)
+            .map_err(|e| Failure::new(1, format!("cannot fsync {}: {e}", target.dir.display())))
+    })();
+    if result.is_err() {
+        for path in &written {
+            let _ = io.remove(path);
+        }
+        if target.create {
+            let _ = std::fs::remove_dir(&target.dir);
+        }
+    }
+    result
+}
