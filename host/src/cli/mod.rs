@@ -6,6 +6,7 @@ mod args;
 mod read;
 mod snapshot;
 mod sync;
+mod unlock;
 mod verify_snapshot;
 mod write;
 
@@ -212,6 +213,11 @@ pub enum Verb {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Remove a dead or mismatched queue lock; --check-gate classifies a stale unlock gate.
+    Unlock {
+        #[arg(long)]
+        check_gate: bool,
+    },
 }
 
 /// Runs a parsed command.
@@ -229,6 +235,7 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Verify { current, .. } => write::verify(current),
         Verb::Sync { op } => sync::sync(op.as_deref()),
         Verb::Snapshot { out } => snapshot::snapshot(&out),
+        Verb::Unlock { check_gate } => unlock::unlock(check_gate),
         Verb::Render { check } => write::render(check),
         change_verb => {
             let (command, change) = args::command(change_verb)?;

@@ -1,0 +1,53 @@
+//! `unlock [--check-gate]`: removes a dead or mismatched queue lock under the unlock gate, or
+//! with `--check-gate` only classifies a stale gate. It never takes the queue lock, and it does
+//! not need a valid queue.json, since a killed recovery may be what left the lock.
+
+use super::write::here;
+use super::{CliResult, Failure};
+use crate::checkout;
+use crate::clock;
+use crate::io::RealIo;
+use crate::store::lock::{self, Class};
+use crate::store::{self, Paths};
+
+/// `unlock [--check-gate]`.
+pub fn unlock(check_gate: bool) -> CliResult {
+    let io = RealIo;
+    let paths = here()?;
+    check_canonical(&io, &paths)?;
+    if check_gate {
+        println!("{}", gate_line(lock::check_gate(&io, &paths)?));
+    } else {
+        println!("ok unlock: {}", lock::unlock(&io, &paths, &clock::now())?);
+    }
+    Ok(())
+}
+
+/// The canonical-checkout rules, as far as queue.json can tell them: a file that is missing or
+/// does not verify still lets `unlock` run, because the lock lives in this checkout's own .git
+/// (which `here` checked) and Manual recovery may need it removed.
+fn check_canonical(io: &RealIo, paths: &Paths) -> Result<(), Failure> {
+    match store::load_unchecked(io, paths) {
+        Ok(loaded) => Ok(checkout::check_queue(paths, &loaded.queue)?),
+        Err(_) => Ok(()),
+    }
+}
+
+/// What `--check-gate` found, and what a person may do about it.
+fn gate_line(class: Option<Class>) -> String {
+    let Some(class) = class else {
+        return String::from(
+            "ok unlock --check-gate: no unlock gate (.git/mosaic-queue.unlock does not exist)",
+        );
+    };
+    let advice = match class {
+        Class::Dead(_) | Class::Mismatch(_) => {
+            "it may be removed by hand (rm .git/mosaic-queue.unlock) once no queue command is running"
+        }
+        Class::Live(_) => "an unlock is running; leave the gate, it goes when that command ends",
+        Class::Unknown(_) | Class::Invalid(_) => {
+            "this host cannot check its holder, so this is no clearance to remove it: a person must make sure no queue command is running anywhere"
+        }
+    };
+    format!("ok unlock --check-gate: gate {class}; {advice}")
+}
