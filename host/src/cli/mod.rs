@@ -4,6 +4,7 @@
 
 mod args;
 mod read;
+mod recovery;
 mod snapshot;
 mod sync;
 mod unlock;
@@ -218,6 +219,17 @@ pub enum Verb {
         #[arg(long)]
         check_gate: bool,
     },
+    /// Accept the file as it is after lost history or a missing witness (jason or sage; see
+    /// Manual recovery).
+    AcceptHistory {
+        #[arg(long)]
+        reason: String,
+        /// Confirms that ops lost before this entry are no longer deduplicated.
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        change: Change,
+    },
 }
 
 /// Runs a parsed command.
@@ -236,6 +248,11 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Sync { op } => sync::sync(op.as_deref()),
         Verb::Snapshot { out } => snapshot::snapshot(&out),
         Verb::Unlock { check_gate } => unlock::unlock(check_gate),
+        Verb::AcceptHistory {
+            reason,
+            yes,
+            change,
+        } => recovery::accept_history(&reason, yes, &change),
         Verb::Render { check } => write::render(check),
         change_verb => {
             let (command, change) = args::command(change_verb)?;
