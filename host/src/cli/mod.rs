@@ -3,6 +3,7 @@
 //! 3 uncertain, 4 usage). Each verb family lives in its own file.
 
 mod args;
+mod demo;
 mod read;
 mod recovery;
 mod snapshot;
@@ -230,6 +231,8 @@ pub enum Verb {
         #[command(flatten)]
         change: Change,
     },
+    /// Build a scratch canonical checkout with a sample queue under the system temp dir.
+    Demo,
 }
 
 /// Runs a parsed command.
@@ -253,6 +256,7 @@ pub fn run(cli: Cli) -> CliResult {
             yes,
             change,
         } => recovery::accept_history(&reason, yes, &change),
+        Verb::Demo => demo::demo(),
         Verb::Render { check } => write::render(check),
         change_verb => {
             let (command, change) = args::command(change_verb)?;

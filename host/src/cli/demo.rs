@@ -1,0 +1,269 @@
+//! `demo`: builds a scratch canonical checkout under the system temp dir and runs genesis and a
+//! few seats' changes in it (one refused, one retried) through the CLI's own code paths, then
+//! prints the table and the commands to try next. The working directory does not matter.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Parser;
+
+use super::{Cli, CliResult, Failure, args, write};
+use crate::checkout;
+use crate::io::RealIo;
+use crate::store::{self, Paths};
+
+/// The sample migration map's table (the core's `examples/demo.rs` uses the same rows).
+const MAP_TABLE: &str = "\
+| # | Piece | Owner | Status | Gate | Issues | Note |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | Queue as data | darkwing | in-progress | jason | #1508 | section 8 of the plan |
+| 2 | Review requests | | queued | | #1510, #1511 | piece D |
+| 3 | Dispatcher cleanup | flicker | blocked | | #1499 | |
+| 4 | Old dashboard | | parked | | | |
+";
+
+const QUEUE_MD: &str = "\
+# Queue
+
+Hand-written header: how the team uses this table. The table between the markers is generated
+by mosaic-queue; change it with queue ops, never by hand.
+
+<!-- mosaic-queue:begin -->
+(the legacy table; genesis keeps it as the legacy view)
+<!-- mosaic-queue:end -->
+";
+
+/// Where the map lives in the checkout, as in the contract's bootstrap.
+const MAP_PATH: &str = "agents/darkwing/work/queue-migration-map.md";
+
+/// The changes the demo runs, as a seat would type them (single quotes group words), each with
+/// what it shows: four apply, one is refused, and the last retries the first.
+const STEPS: &[(&str, &str)] = &[
+    (
+        "darkwing takes row 2",
+        "move 2 in-progress --op darkwing-2-start-1 --by darkwing",
+    ),
+    (
+        "the lead adds a row",
+        "add --piece 'Node shim' --issues 1520 --note 'after the core' --op lead-add-node-shim --by lead",
+    ),
+    (
+        "darkwing blocks row 1, with the reason the table shows",
+        "move 1 blocked --reason 'waiting on the host' --op darkwing-1-block-1 --by darkwing",
+    ),
+    (
+        "flicker notes its own row",
+        "note 3 'unblocked once #1508 lands' --op flicker-3-note-1 --by flicker",
+    ),
+    (
+        "refused: flicker does not own row 2; nothing is written",
+        "release 2 --op flicker-2-release-1 --by flicker",
+    ),
+    (
+        "a retry of an acknowledged op: its original receipt, nothing written",
+        "move 2 in-progress --op darkwing-2-start-1 --by darkwing",
+    ),
+];
+
+/// `demo`.
+pub fn demo() -> CliResult {
+    let dir = new_dir()?;
+    let built = build(&dir);
+    if built.is_err() {
+        // Nothing of a half-built demo is worth keeping.
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    built
+}
+
+/// A new, empty directory under the system temp dir, by its real path (the canonical root is
+/// compared by real path).
+fn new_dir() -> Result<PathBuf, Failure> {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = std::env::temp_dir();
+    let dir = tmp.join(format!(
+        "mosaic-queue-demo-{}-{nanos:08x}",
+        std::process::id()
+    ));
+    std::fs::create_dir(&dir)
+        .map_err(|e| Failure::new(1, format!("cannot create {}: {e}", dir.display())))?;
+    dir.canonicalize()
+        .map_err(|e| Failure::new(1, format!("cannot resolve {}: {e}", dir.display())))
+}
+
+fn build(dir: &Path) -> CliResult {
+    git(dir, &["init", "-q", "-b", "main"])?;
+    let paths = checkout::locate(dir)?;
+    write_file(&paths.queue_md, QUEUE_MD)?;
+    // Checked before anything is committed: the durability claims need one of these.
+    store::check_filesystem(&RealIo, &paths).map_err(|e| {
+        Failure::new(
+            2,
+            format!(
+                "cannot build the demo in {}: {e}; set TMPDIR to a directory on one of them",
+                std::env::temp_dir().display()
+            ),
+        )
+    })?;
+    let blob = git(dir, &["hash-object", "docs/plans/QUEUE.md"])?;
+    let map = dir.join(MAP_PATH);
+    write_file(
+        &map,
+        &format!("# Queue migration map\n\nsource: docs/plans/QUEUE.md blob {blob}\n\n{MAP_TABLE}"),
+    )?;
+    commit(
+        dir,
+        &["docs/plans", MAP_PATH],
+        "QUEUE.md with its markers, and the migration map",
+    )?;
+
+    println!("demo checkout: {}", dir.display());
+    println!();
+    println!("$ mosaic-queue genesis --map {MAP_PATH} --op jason-genesis-demo --by jason");
+    write::genesis_in(&paths, &map, "jason-genesis-demo", "jason")?;
+    println!("$ git commit -m 'queue genesis' docs/plans");
+    commit(dir, &["docs/plans"], "queue genesis")?;
+    for (what, step) in STEPS {
+        println!("# {what}");
+        println!("$ mosaic-queue {step}");
+        if let Err(f) = run_step(&paths, step) {
+            println!("mosaic-queue: {} (exit {})", f.message, f.code);
+        }
+    }
+
+    let md = std::fs::read_to_string(&paths.queue_md)
+        .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
+    println!();
+    println!("docs/plans/QUEUE.md:");
+    println!();
+    print!("{md}");
+    println!();
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| String::from("mosaic-queue"));
+    println!("Try next (mosaic-queue is {exe}):");
+    println!("  cd {} && mosaic-queue list", dir.display());
+    println!("  mosaic-queue next darkwing");
+    println!(
+        "  mosaic-queue move 2 in-review --candidate HEAD --issue 1510 --op darkwing-2-review-1 --by darkwing"
+    );
+    println!("  mosaic-queue verify --current");
+    Ok(())
+}
+
+/// One change, parsed by the CLI's own parser and run by its own path; prints the receipt.
+fn run_step(paths: &Paths, line: &str) -> CliResult {
+    let argv = std::iter::once(String::from("mosaic-queue")).chain(words(line));
+    let cli = Cli::try_parse_from(argv).map_err(|e| Failure::usage(e.to_string()))?;
+    let (command, change) = args::command(cli.verb)?;
+    args::check_op(&change.op)?;
+    // Each step names its actor; MOSAIC_AGENT_NAME in the caller's environment plays no part.
+    let by = change
+        .by
+        .as_deref()
+        .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
+    write::change_in(paths, &command, &change.op, by)
+}
+
+/// Splits a step into words at spaces; single quotes group words, as in a shell.
+fn words(line: &str) -> Vec<String> {
+    let (mut out, mut word, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::new(1, format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(path, text)
+        .map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))
+}
+
+fn commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
+    let mut add = vec!["add", "--"];
+    add.extend_from_slice(paths);
+    git(dir, &add)?;
+    // Identity and signing on the command line only: the demo never touches any git config.
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=mosaic-queue demo",
+            "-c",
+            "user.email=demo@mosaic-queue.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-q",
+            "-m",
+            message,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Runs git in the scratch checkout. `crate::git` is read-only by design; the demo is the one
+/// place the CLI writes a repository, and only the one it just made.
+fn git(dir: &Path, args: &[&str]) -> Result<String, Failure> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_COMMON_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .map_err(|e| Failure::new(1, format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(Failure::new(
+            1,
+            format!(
+                "git {} failed: {}",
+                args.join(" "),
+                err.trim().replace('\n', "; ")
+            ),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_group_quoted_text() {
+        assert_eq!(
+            words("add --piece 'Node shim'  --op x"),
+            ["add", "--piece", "Node shim", "--op", "x"]
+        );
+    }
+
+    #[test]
+    fn every_step_parses() {
+        for (_, step) in STEPS {
+            let argv = std::iter::once(String::from("mosaic-queue")).chain(words(step));
+            let cli = Cli::try_parse_from(argv).unwrap();
+            args::command(cli.verb).unwrap();
+        }
+    }
+}
