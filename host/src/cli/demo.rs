@@ -120,37 +120,37 @@ fn build(dir: &Path) -> CliResult {
         "QUEUE.md with its markers, and the migration map",
     )?;
 
-    println!("demo checkout: {}", dir.display());
-    println!();
-    println!("$ mosaic-queue genesis --map {MAP_PATH} --op jason-genesis-demo --by jason");
+    crate::say!("demo checkout: {}", dir.display());
+    crate::say!();
+    crate::say!("$ mosaic-queue genesis --map {MAP_PATH} --op jason-genesis-demo --by jason");
     write::genesis_in(&paths, &map, "jason-genesis-demo", "jason")?;
-    println!("$ git commit -m 'queue genesis' docs/plans");
+    crate::say!("$ git commit -m 'queue genesis' docs/plans");
     commit(dir, &["docs/plans"], "queue genesis")?;
     for (what, step) in STEPS {
-        println!("# {what}");
-        println!("$ mosaic-queue {step}");
+        crate::say!("# {what}");
+        crate::say!("$ mosaic-queue {step}");
         if let Err(f) = run_step(&paths, step) {
-            println!("mosaic-queue: {} (exit {})", f.message, f.code);
+            crate::say!("mosaic-queue: {} (exit {})", f.message, f.code);
         }
     }
 
     let md = std::fs::read_to_string(&paths.queue_md)
         .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
-    println!();
-    println!("docs/plans/QUEUE.md:");
-    println!();
-    print!("{md}");
-    println!();
+    crate::say!();
+    crate::say!("docs/plans/QUEUE.md:");
+    crate::say!();
+    super::out(&md)?;
+    crate::say!();
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| String::from("mosaic-queue"));
-    println!("Try next (mosaic-queue is {exe}):");
-    println!("  cd {} && mosaic-queue list", dir.display());
-    println!("  mosaic-queue next darkwing");
-    println!(
+    crate::say!("Try next (mosaic-queue is {exe}):");
+    crate::say!("  cd {} && mosaic-queue list", dir.display());
+    crate::say!("  mosaic-queue next darkwing");
+    crate::say!(
         "  mosaic-queue move 2 in-review --candidate HEAD --issue 1510 --op darkwing-2-review-1 --by darkwing"
     );
-    println!("  mosaic-queue verify --current");
+    crate::say!("  mosaic-queue verify --current");
     Ok(())
 }
 

@@ -73,6 +73,42 @@ impl From<QueueError> for Failure {
 
 pub type CliResult = Result<(), Failure>;
 
+/// Writes `text` to stdout. A closed stdout (`mosaic-queue list | head`) must not panic:
+/// the command fails with exit 1 and one line on stderr instead.
+pub fn out(text: &str) -> CliResult {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::new(1, format!("cannot write to stdout: {e}")))
+}
+
+/// Prints a receipt. One that cannot be printed leaves its op durable but unacknowledged,
+/// which is exit 3: the caller retries the same op and gets the receipt from the log.
+pub fn out_receipt(receipt: &str) -> CliResult {
+    out(&format!("{receipt}\n")).map_err(|f| {
+        Failure::new(
+            3,
+            format!(
+                "{}; the op is written but its receipt did not print: retry the same op",
+                f.message
+            ),
+        )
+    })
+}
+
+/// `println!` that returns a `Failure` instead of panicking on a closed stdout.
+#[macro_export]
+macro_rules! say {
+    () => {
+        $crate::cli::out("\n")?
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::out(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "mosaic-queue",

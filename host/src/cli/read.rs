@@ -57,8 +57,8 @@ struct RowJson<'a> {
     row: Option<&'a Row>,
 }
 
-fn print_json<T: Serialize>(value: &T) {
-    print!("{}", String::from_utf8_lossy(&to_canonical(value)));
+fn print_json<T: Serialize>(value: &T) -> CliResult {
+    super::out(&String::from_utf8_lossy(&to_canonical(value)))
 }
 
 pub fn list(json: bool) -> CliResult {
@@ -69,10 +69,10 @@ pub fn list(json: bool) -> CliResult {
             revision: q.revision(),
             durable: !loaded.ahead_of_witness(),
             rows: q.rows(),
-        });
+        })?;
     } else {
-        println!("rev {}", q.revision());
-        print!("{}", q.render_body());
+        crate::say!("rev {}", q.revision());
+        super::out(&q.render_body())?;
     }
     Ok(())
 }
@@ -91,9 +91,9 @@ pub fn show(id: u64, json: bool) -> CliResult {
             revision: q.revision(),
             durable: !loaded.ahead_of_witness(),
             row: Some(row),
-        });
+        })?;
     } else {
-        print!("{}", describe(q, row));
+        super::out(&describe(q, row))?;
     }
     Ok(())
 }
@@ -114,11 +114,11 @@ pub fn next(seat: Option<String>, json: bool) -> CliResult {
             revision: q.revision(),
             durable: !loaded.ahead_of_witness(),
             row,
-        });
+        })?;
     } else {
         match row {
-            Some(r) => print!("{}", describe(q, r)),
-            None => println!("nothing for {seat} to take up"),
+            Some(r) => super::out(&describe(q, r))?,
+            None => crate::say!("nothing for {seat} to take up"),
         }
     }
     Ok(())

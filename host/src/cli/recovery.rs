@@ -87,7 +87,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                     })?;
                 store::write_witness(&io, &paths, &loaded.queue, &loaded.sha, &at)?;
             }
-            println!("{receipt}");
+            super::out_receipt(&receipt)?;
         }
         Outcome::Applied { receipt, .. } => {
             if let (Some(true), Some(w)) = (extends, &loaded.witness) {
@@ -108,7 +108,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
             // store::commit re-reads and compares the bytes; it does not ask the file to extend
             // the witness, so it serves this verb as it is and then rewrites the witness.
             store::commit(&io, &paths, &loaded, &queue, &md, &at)?;
-            println!("{receipt}");
+            super::out_receipt(&receipt)?;
             seam::step("receipt-printed");
         }
     }

@@ -67,7 +67,7 @@ pub fn snapshot(out: &Path) -> CliResult {
     }
     let target = resolve_out(out, &paths.root)?;
     write_pair(&io, &target, [&loaded.bytes, &md])?;
-    println!("ok snapshot rev {rev} -> {}", target.dir.display());
+    crate::say!("ok snapshot rev {rev} -> {}", target.dir.display());
     held.release()?;
     Ok(())
 }

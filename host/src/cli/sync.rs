@@ -62,21 +62,26 @@ pub fn sync(op: Option<&str>) -> CliResult {
     }
     for e in &tail {
         // Op ids and seat names passed replay's checks, so each stays on one line.
-        println!(
+        crate::say!(
             "durable {} rev {} (by {}): tell {}",
-            e.op, e.rev, e.by, e.by
+            e.op,
+            e.rev,
+            e.by,
+            e.by
         );
     }
     match asked {
-        Some(e) => println!(
+        Some(e) => crate::say!(
             "ok sync rev {rev}: {} is durable at rev {} (by {})",
-            e.op, e.rev, e.by
+            e.op,
+            e.rev,
+            e.by
         ),
-        None if tail.is_empty() => println!("ok sync rev {rev}: nothing to confirm"),
+        None if tail.is_empty() => crate::say!("ok sync rev {rev}: nothing to confirm"),
         None => {
             let n = tail.len();
             let ops = if n == 1 { "op" } else { "ops" };
-            println!("ok sync rev {rev}: {n} {ops} confirmed durable");
+            crate::say!("ok sync rev {rev}: {n} {ops} confirmed durable");
         }
     }
     held.release()?;

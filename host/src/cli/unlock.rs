@@ -16,9 +16,9 @@ pub fn unlock(check_gate: bool) -> CliResult {
     let paths = here()?;
     check_canonical(&io, &paths)?;
     if check_gate {
-        println!("{}", gate_line(lock::check_gate(&io, &paths)?));
+        crate::say!("{}", gate_line(lock::check_gate(&io, &paths)?));
     } else {
-        println!("ok unlock: {}", lock::unlock(&io, &paths, &clock::now())?);
+        crate::say!("ok unlock: {}", lock::unlock(&io, &paths, &clock::now())?);
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::io::{Io, RealIo};
 
 /// `verify --snapshot DIR [--base FILE]`: prints the verdict line.
 pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
-    println!("{}", check(&RealIo, dir, base)?);
+    crate::say!("{}", check(&RealIo, dir, base)?);
     Ok(())
 }
 

@@ -85,12 +85,12 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
                     })?;
                 store::write_witness(&io, paths, &loaded.queue, &loaded.sha, &at)?;
             }
-            println!("{receipt}");
+            super::out_receipt(&receipt)?;
         }
         Outcome::Applied { receipt, .. } => {
             let md = table_text(&io, paths, &loaded.queue)?;
             store::commit(&io, paths, &loaded, &queue, &md, &at)?;
-            println!("{receipt}");
+            super::out_receipt(&receipt)?;
             seam::step("receipt-printed");
         }
     }
@@ -155,7 +155,7 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
         .map_err(|e| Failure::new(2, format!("{e}; add both markers before genesis")))?;
     let (queue, receipt) = Queue::genesis(args, op, by, &at)?;
     store::create(&io, paths, &queue, &md, &at)?;
-    println!("{receipt}");
+    super::out_receipt(&receipt)?;
     held.release()?;
     Ok(())
 }
@@ -202,7 +202,7 @@ pub fn verify(current: bool) -> CliResult {
             }
         }
     }
-    println!("{line}");
+    crate::say!("{line}");
     held.release()?;
     Ok(())
 }
@@ -225,7 +225,7 @@ pub fn render(check: bool) -> CliResult {
     let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
     let rev = loaded.queue.revision();
     match loaded.queue.body_status(body) {
-        BodyStatus::Current => println!("ok render rev {rev}: table current"),
+        BodyStatus::Current => crate::say!("ok render rev {rev}: table current"),
         BodyStatus::Stale { rev: old } if check => {
             return Err(Failure::new(
                 2,
@@ -235,7 +235,7 @@ pub fn render(check: bool) -> CliResult {
         BodyStatus::Stale { .. } => {
             store::write_table(&io, &paths, &loaded.queue, &md)
                 .map_err(|e| Failure::new(1, format!("cannot write QUEUE.md: {e}")))?;
-            println!("ok render rev {rev}: table rewritten");
+            crate::say!("ok render rev {rev}: table rewritten");
         }
         BodyStatus::Unknown => {
             return Err(Failure::new(
