@@ -24,6 +24,32 @@ pub struct State {
 }
 
 impl State {
+    /// A state rebuilt from what a verified write recorded: the rows in order, the move reasons,
+    /// the genesis branch and root. The host's read view uses it so unlocked reads need not
+    /// replay the log when nothing changed since that write.
+    pub fn from_parts(
+        revision: u64,
+        rows: Vec<Row>,
+        reasons: Vec<(u64, String)>,
+        branch: String,
+        root: String,
+    ) -> State {
+        let index = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        State {
+            revision,
+            rows,
+            branch: Some(branch),
+            root: Some(root),
+            index,
+            reasons: reasons.into_iter().collect(),
+        }
+    }
+
+    /// Every row's move reason, in row-id order.
+    pub fn move_reasons(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.reasons.iter().map(|(id, r)| (*id, r.as_str()))
+    }
+
     pub fn row(&self, id: u64) -> Result<&Row, VerbError> {
         self.index
             .get(&id)

@@ -4,6 +4,8 @@
 mod common;
 
 use mosaic_queue_core::BodyStatus;
+use mosaic_queue_core::render::render_body;
+use mosaic_queue_core::state::State;
 
 #[test]
 fn every_scenario_matches_its_receipts_and_golden_files() {
@@ -17,5 +19,23 @@ fn every_scenario_matches_its_receipts_and_golden_files() {
         let body = queue.render_body();
         common::golden(&format!("{name}/body.md"), body.as_bytes());
         assert_eq!(queue.body_status(&body), BodyStatus::Current, "{name}");
+        // The host's read view rebuilds a state from rows and reasons; it must render the same.
+        let st = queue.state();
+        let reasons = st
+            .move_reasons()
+            .map(|(id, r)| (id, r.to_owned()))
+            .collect();
+        let rebuilt = State::from_parts(
+            queue.revision(),
+            queue.rows().to_vec(),
+            reasons,
+            st.branch.clone().unwrap(),
+            st.root.clone().unwrap(),
+        );
+        assert_eq!(
+            render_body(&rebuilt),
+            body,
+            "{name}: rebuilt state renders differently"
+        );
     }
 }

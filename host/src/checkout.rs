@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::Queue;
+use mosaic_queue_core::state::State;
 use thiserror::Error;
 
 use crate::git;
@@ -60,14 +61,19 @@ pub fn locate(cwd: &Path) -> Result<Paths, CheckoutError> {
 
 /// Checks the checkout against what genesis recorded: the root and the branch.
 pub fn check_queue(paths: &Paths, queue: &Queue) -> Result<(), CheckoutError> {
-    let recorded = &queue.file().canonical_root;
-    if !same_file(Path::new(recorded), &paths.root) {
+    check_state(paths, queue.state())
+}
+
+/// The same check from a state (the read view carries root and branch without the file).
+pub fn check_state(paths: &Paths, state: &State) -> Result<(), CheckoutError> {
+    let recorded = state.root.clone().unwrap_or_default();
+    if !same_file(Path::new(&recorded), &paths.root) {
         return Err(CheckoutError::NotCanonical {
             here: paths.root.clone(),
-            recorded: recorded.clone(),
+            recorded,
         });
     }
-    let branch = queue.state().branch.clone().unwrap_or_default();
+    let branch = state.branch.clone().unwrap_or_default();
     let found = git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"])
         .unwrap_or_else(|_| String::from("detached HEAD"));
     if found != branch {

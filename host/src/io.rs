@@ -30,6 +30,20 @@ impl FsKind {
     }
 }
 
+/// What identifies one version of a file without reading it: any write to it, or a rename
+/// over it, changes the inode or the change time (which no user can set back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_sec: u64,
+    pub mtime_nsec: u64,
+    pub ctime_sec: u64,
+    pub ctime_nsec: u64,
+}
+
 /// The filesystem calls of the store.
 pub trait Io {
     /// The whole file; `NotFound` when it does not exist. Refuses to follow a symlink.
@@ -43,6 +57,8 @@ pub trait Io {
     /// fsync of a directory, which makes renames and links in it durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     fn fs_kind(&self, path: &Path) -> io::Result<FsKind>;
+    /// The file's identity (lstat: a symlink is not followed).
+    fn file_id(&self, path: &Path) -> io::Result<FileId>;
     /// Whether tmpfs counts as supported: only a test's I/O layer says yes.
     fn allow_tmpfs(&self) -> bool {
         false
@@ -100,5 +116,19 @@ impl Io for RealIo {
     fn fs_kind(&self, path: &Path) -> io::Result<FsKind> {
         let st = fs::statfs(path)?;
         Ok(FsKind::from_magic(st.f_type as u64))
+    }
+
+    fn file_id(&self, path: &Path) -> io::Result<FileId> {
+        let st = fs::lstat(path)?;
+        let n = |v: i64| u64::try_from(v).unwrap_or(0);
+        Ok(FileId {
+            dev: st.st_dev,
+            ino: st.st_ino,
+            size: n(st.st_size),
+            mtime_sec: n(st.st_mtime),
+            mtime_nsec: n(st.st_mtime_nsec as i64),
+            ctime_sec: n(st.st_ctime),
+            ctime_nsec: n(st.st_ctime_nsec as i64),
+        })
     }
 }

@@ -1,22 +1,41 @@
-//! The unlocked reads: list, show, next. They read the witness, then queue.json, without the
-//! lock. A file ahead of the witness is reported as visible, not confirmed durable; any other
+//! The unlocked reads: list, show, next. They read the witness, then the read view or
+//! queue.json, without the lock. A file ahead of the witness is reported as visible, not confirmed durable; any other
 //! disagreement takes the lock and looks again, so a write in progress never reads as loss.
 
 use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::{Queue, Row};
+use mosaic_queue_core::render::render_body;
+use mosaic_queue_core::state::State;
+use mosaic_queue_core::{Row, next};
 use serde::Serialize;
 
 use super::{CliResult, Failure};
 use crate::checkout;
 use crate::clock;
 use crate::io::RealIo;
-use crate::store::{self, Loaded, lock};
+use crate::store::{self, lock, view};
 
-/// Loads for a read: unlocked first, then once more under the lock if that failed.
-fn load_for_read() -> Result<Loaded, Failure> {
+/// What a read shows: the state and whether the witness confirms it durable.
+struct Snapshot {
+    state: State,
+    durable: bool,
+}
+
+/// Loads for a read. The read view answers when the witness and queue.json are exactly what
+/// the last durable write left; otherwise the file is read and replayed unlocked, and once
+/// more under the lock if that failed.
+fn load_for_read() -> Result<Snapshot, Failure> {
     let io = RealIo;
     let cwd = std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
     let paths = checkout::locate(&cwd)?;
+    if let Ok(Some(witness)) = store::read_witness(&io, &paths)
+        && let Some(state) = view::load(&io, &paths, &witness)
+    {
+        checkout::check_state(&paths, &state)?;
+        return Ok(Snapshot {
+            state,
+            durable: true,
+        });
+    }
     let loaded = match store::load(&io, &paths) {
         Ok(l) => l,
         Err(_) => {
@@ -40,7 +59,10 @@ fn load_for_read() -> Result<Loaded, Failure> {
             loaded.queue.revision()
         );
     }
-    Ok(loaded)
+    Ok(Snapshot {
+        durable: !loaded.ahead_of_witness(),
+        state: loaded.queue.state().clone(),
+    })
 }
 
 #[derive(Serialize)]
@@ -62,38 +84,33 @@ fn print_json<T: Serialize>(value: &T) -> CliResult {
 }
 
 pub fn list(json: bool) -> CliResult {
-    let loaded = load_for_read()?;
-    let q = &loaded.queue;
+    let snap = load_for_read()?;
+    let st = &snap.state;
     if json {
         print_json(&ListJson {
-            revision: q.revision(),
-            durable: !loaded.ahead_of_witness(),
-            rows: q.rows(),
+            revision: st.revision,
+            durable: snap.durable,
+            rows: &st.rows,
         })?;
     } else {
-        crate::say!("rev {}", q.revision());
-        super::out(&q.render_body())?;
+        crate::say!("rev {}", st.revision);
+        super::out(&render_body(st))?;
     }
     Ok(())
 }
 
 pub fn show(id: u64, json: bool) -> CliResult {
-    let loaded = load_for_read()?;
-    let q = &loaded.queue;
-    let row = q.rows().iter().find(|r| r.id == id).ok_or_else(|| {
-        Failure::new(
-            2,
-            format!("no row {id} in the queue; `mosaic-queue list` shows the rows"),
-        )
-    })?;
+    let snap = load_for_read()?;
+    let st = &snap.state;
+    let row = st.row(id).map_err(|e| Failure::new(2, e.to_string()))?;
     if json {
         print_json(&RowJson {
-            revision: q.revision(),
-            durable: !loaded.ahead_of_witness(),
+            revision: st.revision,
+            durable: snap.durable,
             row: Some(row),
         })?;
     } else {
-        super::out(&describe(q, row))?;
+        super::out(&describe(st, row))?;
     }
     Ok(())
 }
@@ -106,18 +123,18 @@ pub fn next(seat: Option<String>, json: bool) -> CliResult {
                 .filter(|s| !s.is_empty())
         })
         .ok_or_else(|| Failure::usage("next needs a SEAT or MOSAIC_AGENT_NAME"))?;
-    let loaded = load_for_read()?;
-    let q = &loaded.queue;
-    let row = q.next(&seat);
+    let snap = load_for_read()?;
+    let st = &snap.state;
+    let row = next::next(&st.rows, &seat);
     if json {
         print_json(&RowJson {
-            revision: q.revision(),
-            durable: !loaded.ahead_of_witness(),
+            revision: st.revision,
+            durable: snap.durable,
             row,
         })?;
     } else {
         match row {
-            Some(r) => super::out(&describe(q, r))?,
+            Some(r) => super::out(&describe(st, r))?,
             None => crate::say!("nothing for {seat} to take up"),
         }
     }
@@ -125,7 +142,7 @@ pub fn next(seat: Option<String>, json: bool) -> CliResult {
 }
 
 /// A row as `field: value` lines.
-fn describe(q: &Queue, row: &Row) -> String {
+fn describe(st: &State, row: &Row) -> String {
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| String::from("-"));
     let list = |v: &[u64]| {
         let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
@@ -157,7 +174,7 @@ fn describe(q: &Queue, row: &Row) -> String {
     if let Some(r) = &row.blocked_reason {
         out.push_str(&format!("  blocked: {r}\n"));
     }
-    if let Some(r) = q.state().move_reason(row.id) {
+    if let Some(r) = st.move_reason(row.id) {
         out.push_str(&format!("  reason: {r}\n"));
     }
     if let Some(round) = row.review.as_ref().and_then(|r| r.rounds.last()) {
@@ -170,6 +187,6 @@ fn describe(q: &Queue, row: &Row) -> String {
             round.candidate.as_deref().unwrap_or("-")
         ));
     }
-    out.push_str(&format!("  rev: {}\n", q.revision()));
+    out.push_str(&format!("  rev: {}\n", st.revision));
     out
 }

@@ -3,6 +3,7 @@
 //! Callers hold the lock (`lock`) around `load` and `commit` for every write.
 
 pub mod lock;
+pub mod view;
 mod write;
 
 use std::io;

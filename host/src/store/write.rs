@@ -55,6 +55,7 @@ pub fn write_witness(
     io.sync_dir(&paths.git_dir)
         .map_err(not_durable("fsync of .git"))?;
     seam::step("witness-dir-synced");
+    super::view::record(io, paths, queue, file_sha);
     Ok(witness)
 }
 
