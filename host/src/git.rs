@@ -1,5 +1,6 @@
-//! Git reads the CLI needs, by running `git` with the checkout's environment cleared of the
-//! variables that would point it elsewhere. Only reads: the queue never commits here.
+//! Running `git` with the environment cleared of the variables that would point it at another
+//! repository or index. The queue only reads through it, except `demo`, which builds its own
+//! scratch checkout.
 
 use std::path::Path;
 use std::process::Command;
@@ -12,6 +13,7 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_COMMON_DIR")
+        .env_remove("GIT_INDEX_FILE")
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if out.status.success() {
@@ -19,7 +21,10 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
             .trim_end_matches('\n')
             .to_owned())
     } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+        // Errors end up in one-line messages.
+        Err(String::from_utf8_lossy(&out.stderr)
+            .trim()
+            .replace('\n', "; "))
     }
 }
 

@@ -3,7 +3,6 @@
 //! prints the table and the commands to try next. The working directory does not matter.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
@@ -220,30 +219,10 @@ fn commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs git in the scratch checkout. `crate::git` is read-only by design; the demo is the one
-/// place the CLI writes a repository, and only the one it just made.
+/// Runs git in the scratch checkout, the one repository the CLI ever writes to.
 fn git(dir: &Path, args: &[&str]) -> Result<String, Failure> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_COMMON_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .map_err(|e| Failure::new(1, format!("cannot run git: {e}")))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(Failure::new(
-            1,
-            format!(
-                "git {} failed: {}",
-                args.join(" "),
-                err.trim().replace('\n', "; ")
-            ),
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
+    crate::git::run(dir, args)
+        .map_err(|e| Failure::new(1, format!("git {} failed: {e}", args.join(" "))))
 }
 
 #[cfg(test)]
