@@ -1,0 +1,263 @@
+//! Kill points: the fault-injection binary SIGKILLs itself at the write step MOSAIC_KILL_AT
+//! names. For each step a `move` and a `note` pass, this checks what a reader sees after the
+//! kill, that `unlock` plus a retry of the same op prints one receipt, and that the log holds it once.
+
+mod support;
+
+use mosaic_queue::seam::WRITE_STEPS;
+use support::{GENESIS_BODY, Repo};
+
+/// A change to kill: its arguments (without `--op`/`--by`), op id and receipt.
+struct Case {
+    args: &'static [&'static str],
+    op: &'static str,
+    verb: &'static str,
+    receipt: &'static str,
+}
+
+const MOVE: Case = Case {
+    args: &["move", "2", "in-progress"],
+    op: "darkwing-2-start",
+    verb: "move",
+    receipt: "ok darkwing-2-start rev 2 move 2 queued -> in-progress\n",
+};
+
+const NOTE: Case = Case {
+    args: &["note", "1", "killed midway"],
+    op: "darkwing-1-note",
+    verb: "note",
+    receipt: "ok darkwing-1-note rev 2 note 1\n",
+};
+
+impl Case {
+    fn argv(&self) -> Vec<&'static str> {
+        let mut v = self.args.to_vec();
+        v.extend(["--op", self.op, "--by", "darkwing"]);
+        v
+    }
+}
+
+/// Whether `step` comes at or after `other` in a write.
+fn reached(step: &str, other: &str) -> bool {
+    let at = |s: &str| WRITE_STEPS.iter().position(|w| *w == s).unwrap();
+    at(step) >= at(other)
+}
+
+/// The pid the lock file names; the killed writer's.
+fn lock_pid(repo: &Repo, case: &Case) -> u32 {
+    let lock: serde_json::Value =
+        serde_json::from_str(&repo.read(".git/mosaic-queue.lock")).expect("the lock remains");
+    assert_eq!(
+        (&lock["op"], &lock["verb"]),
+        (&case.op.into(), &case.verb.into())
+    );
+    let pid = lock["pid"].as_u64().unwrap() as u32;
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the killed writer is gone"
+    );
+    pid
+}
+
+/// Temp files left in docs/plans and .git (top level), by name.
+fn temp_files(repo: &Repo) -> Vec<String> {
+    let mut names = Vec::new();
+    for dir in ["docs/plans", ".git"] {
+        for entry in std::fs::read_dir(repo.path(dir)).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".tmp") {
+                names.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// The stray temp file a kill at `step` leaves: the write's own temp, named by the killed
+/// pid, which nothing reads or removes (like the lock's, in the contract's known limits).
+fn expected_temp(step: &str, pid: u32) -> Vec<String> {
+    match step {
+        "queue-temp-written" => vec![format!("docs/plans/.queue.json.{pid}.tmp")],
+        "witness-temp-written" => vec![format!(".git/.mosaic-queue.head.{pid}.tmp")],
+        "table-temp-written" => vec![format!("docs/plans/.QUEUE.md.{pid}.tmp")],
+        _ => vec![],
+    }
+}
+
+/// Kills `case` at `step`, checks what is on disk and what readers see, then recovers with
+/// `unlock` and a retry of the same op.
+fn kill_and_retry(step: &str, case: &Case) {
+    let repo = Repo::new(&format!("kill-{}-{step}", case.verb));
+    let argv = case.argv();
+
+    let out = repo.run(&argv, &[("MOSAIC_KILL_AT", step)]);
+    assert_eq!(out.signal, Some(9), "killed at {step}: {out:?}");
+    // Only the last step has printed the receipt; nothing else ever reaches stdout or stderr.
+    let printed = if step == "receipt-printed" {
+        case.receipt
+    } else {
+        ""
+    };
+    assert_eq!((out.stdout.as_str(), out.stderr.as_str()), (printed, ""));
+    let pid = lock_pid(&repo, case);
+
+    let visible = reached(step, "queue-renamed");
+    let witnessed = reached(step, "witness-renamed");
+    let tabled = reached(step, "table-renamed");
+    let rev = if visible { 2 } else { 1 };
+    assert_eq!(repo.queue()["revision"], rev, "queue.json after {step}");
+    assert_eq!(
+        repo.witness().unwrap()["revision"],
+        if witnessed { 2 } else { 1 },
+        "witness after {step}"
+    );
+    assert_eq!(repo.body() == GENESIS_BODY, !tabled, "table after {step}");
+    assert_eq!(temp_files(&repo), expected_temp(step, pid));
+
+    // Unlocked reads: a file ahead of the witness is visible, not confirmed durable.
+    let ahead = visible && !witnessed;
+    let out = repo.run(&["list"], &[]);
+    let warning = if ahead {
+        "rev 2 visible, not confirmed durable\n"
+    } else {
+        ""
+    };
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (0, warning),
+        "list after {step}"
+    );
+    assert!(out.stdout.starts_with(&format!("rev {rev}\n")));
+    let out = repo.run(&["list", "--json"], &[]);
+    assert!(
+        out.stdout.contains(&format!(
+            "\"durable\": {}",
+            if ahead { "false" } else { "true" }
+        )),
+        "{}",
+        out.stdout
+    );
+
+    // The retry meets the dead writer's lock and is told what to do.
+    let before = repo.snapshot();
+    let line = repo.run(&argv, &[]).fails(1).to_owned();
+    assert!(
+        line.contains(&format!(
+            "is stale (dead: pid {pid} (op {}, verb {}, at ",
+            case.op, case.verb
+        )) && line.ends_with("run `mosaic-queue unlock`, then retry the same op"),
+        "{line}"
+    );
+    repo.assert_unchanged(&before);
+
+    let out = repo.run(&["unlock"], &[]);
+    assert!(
+        out.ok().starts_with(&format!(
+            "ok unlock: removed the dead queue lock of pid {pid} (op {}, verb {}",
+            case.op, case.verb
+        )),
+        "{}",
+        out.stdout
+    );
+
+    // The retry: exactly one receipt, the same rev, the op in the log once.
+    assert_eq!(
+        repo.run(&argv, &[]).ok(),
+        case.receipt,
+        "retry after {step}"
+    );
+    assert_eq!(repo.ops(), ["genesis-0001", case.op]);
+    assert_eq!(repo.witness().unwrap()["revision"], 2);
+    assert_eq!(
+        repo.run(&["verify"], &[]).ok(),
+        "ok verify rev 2 (2 entries, witness rev 2)\n"
+    );
+    assert_eq!(repo.run(&["list"], &[]).stderr, "");
+    // A retry answers from the log and changes no table: killed after the rename and before
+    // the table, the table is stale until render.
+    if visible && !tabled {
+        assert_eq!(
+            repo.run(&["verify", "--current"], &[]).fails(2),
+            "mosaic-queue: QUEUE.md is stale (rendered at rev 1); look, then run `mosaic-queue render`"
+        );
+        assert_eq!(
+            repo.run(&["render"], &[]).ok(),
+            "ok render rev 2: table rewritten\n"
+        );
+    }
+    assert_eq!(
+        repo.run(&["verify", "--current"], &[]).ok(),
+        "ok verify rev 2 (2 entries, witness rev 2), table current\n"
+    );
+    // Recovery leaves nothing of its own behind, and the queue goes on.
+    assert_eq!(temp_files(&repo), expected_temp(step, pid));
+    assert!(!repo.path(".git/mosaic-queue.lock").exists());
+    let out = repo.run(
+        &[
+            "note",
+            "2",
+            "after the kill",
+            "--op",
+            "lead-2-note",
+            "--by",
+            "lead",
+        ],
+        &[],
+    );
+    assert_eq!(out.ok(), "ok lead-2-note rev 3 note 2\n");
+}
+
+/// The steps this file walks; `every_write_step_is_covered` holds it to `WRITE_STEPS`.
+macro_rules! kill_points {
+    ($($name:ident => $step:literal,)*) => {
+        const COVERED: &[&str] = &[$($step),*];
+        mod move_killed_at {
+            $(#[test] fn $name() { super::kill_and_retry($step, &super::MOVE); })*
+        }
+        mod note_killed_at {
+            $(#[test] fn $name() { super::kill_and_retry($step, &super::NOTE); })*
+        }
+    };
+}
+
+kill_points! {
+    lock_taken => "lock-taken",
+    queue_temp_written => "queue-temp-written",
+    queue_renamed => "queue-renamed",
+    queue_dir_synced => "queue-dir-synced",
+    witness_temp_written => "witness-temp-written",
+    witness_renamed => "witness-renamed",
+    witness_dir_synced => "witness-dir-synced",
+    table_temp_written => "table-temp-written",
+    table_renamed => "table-renamed",
+    receipt_printed => "receipt-printed",
+}
+
+#[test]
+fn every_write_step_is_covered() {
+    assert_eq!(COVERED, WRITE_STEPS);
+}
+
+/// A retry that is itself killed while confirming the visible tail: the next retry still
+/// prints the one receipt.
+#[test]
+fn a_retry_killed_while_confirming_is_retried_again() {
+    let repo = Repo::new("kill-twice");
+    let argv = MOVE.argv();
+    let out = repo.run(&argv, &[("MOSAIC_KILL_AT", "queue-dir-synced")]);
+    assert_eq!(out.signal, Some(9));
+    for step in ["lock-taken", "witness-temp-written", "witness-renamed"] {
+        repo.run(&["unlock"], &[]).ok();
+        let out = repo.run(&argv, &[("MOSAIC_KILL_AT", step)]);
+        assert_eq!(out.signal, Some(9), "retry killed at {step}: {out:?}");
+        assert_eq!(out.stdout, "");
+    }
+    repo.run(&["unlock"], &[]).ok();
+    assert_eq!(repo.run(&argv, &[]).ok(), MOVE.receipt);
+    assert_eq!(repo.ops(), ["genesis-0001", MOVE.op]);
+    assert_eq!(
+        repo.run(&["verify"], &[]).ok(),
+        "ok verify rev 2 (2 entries, witness rev 2)\n"
+    );
+}
