@@ -57,6 +57,8 @@ pub trait Io {
     /// fsync of a directory, which makes renames and links in it durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     fn fs_kind(&self, path: &Path) -> io::Result<FsKind>;
+    /// The names in a directory.
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The file's identity (lstat: a symlink is not followed).
     fn file_id(&self, path: &Path) -> io::Result<FileId>;
     /// Whether tmpfs counts as supported: only a test's I/O layer says yes.
@@ -116,6 +118,12 @@ impl Io for RealIo {
     fn fs_kind(&self, path: &Path) -> io::Result<FsKind> {
         let st = fs::statfs(path)?;
         Ok(FsKind::from_magic(st.f_type as u64))
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        std::fs::read_dir(dir)?
+            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect()
     }
 
     fn file_id(&self, path: &Path) -> io::Result<FileId> {

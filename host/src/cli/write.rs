@@ -85,6 +85,7 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
                     })?;
                 store::write_witness(&io, paths, &loaded.queue, &loaded.sha, &at)?;
             }
+            finish_table(&io, paths, &loaded.queue)?;
             super::out_receipt(&receipt)?;
         }
         Outcome::Applied { receipt, .. } => {
@@ -95,6 +96,26 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
         }
     }
     held.release()?;
+    Ok(())
+}
+
+/// A retry completes the write it repeats: a table left stale by a writer that died after
+/// its rename is rendered again. A hand-edited table is left for a person, as everywhere.
+fn finish_table(io: &dyn Io, paths: &Paths, queue: &Queue) -> CliResult {
+    let Ok(bytes) = io.read(&paths.queue_md) else {
+        return Ok(());
+    };
+    let md = String::from_utf8_lossy(&bytes);
+    if let Ok(body) = table::body(&md)
+        && matches!(queue.body_status(body), BodyStatus::Stale { .. })
+    {
+        store::write_table(io, paths, queue, &md).map_err(|e| {
+            Failure::new(
+                3,
+                format!("the op is recorded but QUEUE.md could not be rendered ({e}); run `mosaic-queue render`"),
+            )
+        })?;
+    }
     Ok(())
 }
 

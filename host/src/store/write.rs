@@ -20,6 +20,32 @@ pub struct Committed {
     pub witness: Witness,
 }
 
+/// Removes the temp files a killed writer left (`.<name>.<pid>.tmp` beside queue.json,
+/// QUEUE.md, the witness and the read view). Only the lock holder writes these, so under the
+/// lock every one of them is a leftover; a plain `git add docs/plans` would otherwise commit
+/// them. The lock's own temp files are left alone, as the contract says.
+fn sweep_temps(io: &dyn Io, paths: &Paths) {
+    let sets: [(&Path, &[&str]); 2] = [
+        (&paths.plans, &[".queue.json.", ".QUEUE.md."]),
+        (
+            &paths.git_dir,
+            &[".mosaic-queue.head.", ".mosaic-queue.view."],
+        ),
+    ];
+    for (dir, prefixes) in sets {
+        for name in io.list(dir).unwrap_or_default() {
+            let ours = prefixes.iter().any(|p| {
+                name.strip_prefix(p)
+                    .and_then(|rest| rest.strip_suffix(".tmp"))
+                    .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            });
+            if ours {
+                let _ = io.remove(&dir.join(&name));
+            }
+        }
+    }
+}
+
 fn temp_beside(path: &Path) -> std::path::PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
@@ -47,6 +73,7 @@ pub fn write_witness(
     file_sha: &str,
     at: &str,
 ) -> Result<Witness, StoreError> {
+    sweep_temps(io, paths);
     let witness = queue.witness(file_sha.to_owned(), at.to_owned());
     let rev = queue.revision();
     let not_durable = |step| move |source| StoreError::NotDurable { rev, step, source };
@@ -69,6 +96,7 @@ pub fn commit(
     md: &str,
     at: &str,
 ) -> Result<Committed, StoreError> {
+    sweep_temps(io, paths);
     let bytes = new.to_bytes();
     let sha = sha256_hex(&bytes);
     let temp = temp_beside(&paths.queue_json);
@@ -114,6 +142,7 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Committed, StoreError> {
+    sweep_temps(io, paths);
     let bytes = queue.to_bytes();
     let sha = sha256_hex(&bytes);
     let temp = temp_beside(&paths.queue_json);
@@ -149,6 +178,7 @@ pub fn write_table(
     queue: &Queue,
     md: &str,
 ) -> Result<(), std::io::Error> {
+    sweep_temps(io, paths);
     let text = table::splice(md, &queue.render_body())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     replace(io, &paths.queue_md, text.as_bytes(), "table")?;
