@@ -271,7 +271,7 @@ fn racing_seats_take_an_unowned_row_exactly_once() {
             // A loser waited for the lock, then found the row taken: refused, one line.
             assert_eq!(
                 out.fails(2),
-                "mosaic-queue: refused: row 2 is already in-progress",
+                format!("mosaic-queue: refused: row 2 is already in-progress (owner {winner})"),
                 "{seat}"
             );
         }

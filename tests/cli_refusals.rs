@@ -133,7 +133,7 @@ fn invalid_changes_leave_every_file_as_it_was() {
             &["move", "2", "in-progress"],
             "darkwing-2-again",
             "darkwing",
-            "refused: row 2 is already in-progress",
+            "refused: row 2 is already in-progress (owner darkwing)",
         ),
         (
             &["move", "2", "blocked"],

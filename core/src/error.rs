@@ -117,8 +117,12 @@ pub enum VerbError {
     },
     #[error("row {id} cannot move from {from} to {to}; see docs/transitions.md")]
     NoTransition { id: u64, from: Status, to: Status },
-    #[error("row {id} is already {status}")]
-    SameStatus { id: u64, status: Status },
+    #[error("row {id} is already {status}{}", owner.as_ref().map_or(String::new(), |o| alloc::format!(" (owner {o})")))]
+    SameStatus {
+        id: u64,
+        status: Status,
+        owner: Option<String>,
+    },
     #[error("moving row {id} to {to} needs --reason TEXT")]
     MissingReason { id: u64, to: Status },
     #[error("moving row {id} to in-review needs --candidate FILE|REV")]

@@ -28,6 +28,7 @@ pub(super) fn move_row(
         return Err(VerbError::SameStatus {
             id: a.id,
             status: from,
+            owner: row.owner.clone(),
         });
     }
     let rule = matrix::rule(from, a.to, Via::Move).ok_or(VerbError::NoTransition {
