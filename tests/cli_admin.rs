@@ -6,21 +6,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{Holder, Repo, run_in};
-
-/// `args` plus `--op OP` and `--by BY`.
-fn change<'a>(args: &[&'a str], op: &'a str, by: &'a str) -> Vec<&'a str> {
-    let mut v = args.to_vec();
-    v.extend(["--op", op, "--by", by]);
-    v
-}
-
-/// Runs a change and asserts its receipt is exactly `receipt`.
-#[track_caller]
-fn ok(repo: &Repo, args: &[&str], op: &str, by: &str, receipt: &str) {
-    let out = repo.run(&change(args, op, by), &[]);
-    assert_eq!(out.ok(), format!("{receipt}\n"));
-}
+use support::{Holder, Repo, change, ok, run_in};
 
 const WITNESS: &str = ".git/mosaic-queue.head";
 const QUEUE_JSON: &str = "docs/plans/queue.json";

@@ -4,23 +4,9 @@
 
 mod support;
 
-use support::{GENESIS_BODY, QUEUE_MD, Repo};
+use support::{GENESIS_BODY, QUEUE_MD, Repo, change, ok};
 
 const DW: &[&str] = &["--by", "darkwing"];
-
-/// `args` plus `--op OP` and `--by BY`.
-fn change<'a>(args: &[&'a str], op: &'a str, by: &'a str) -> Vec<&'a str> {
-    let mut v = args.to_vec();
-    v.extend(["--op", op, "--by", by]);
-    v
-}
-
-/// Runs a change and asserts its receipt is exactly `receipt`.
-#[track_caller]
-fn ok(repo: &Repo, args: &[&str], op: &str, by: &str, receipt: &str) {
-    let out = repo.run(&change(args, op, by), &[]);
-    assert_eq!(out.ok(), format!("{receipt}\n"));
-}
 
 /// QUEUE.md as the hand-written text around `body`.
 fn table_with(body: &str) -> String {

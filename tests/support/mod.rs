@@ -13,6 +13,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
+/// `args` plus `--op OP` and `--by BY`.
+pub fn change<'a>(args: &[&'a str], op: &'a str, by: &'a str) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    v.extend(["--op", op, "--by", by]);
+    v
+}
+
+/// Runs a change and asserts its receipt is exactly `receipt`.
+#[track_caller]
+pub fn ok(repo: &Repo, args: &[&str], op: &str, by: &str, receipt: &str) {
+    let out = repo.run(&change(args, op, by), &[]);
+    assert_eq!(out.ok(), format!("{receipt}\n"));
+}
+
 /// The binary under test, built by cargo for this test target.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mosaic-queue");
 
