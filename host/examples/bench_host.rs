@@ -1,0 +1,767 @@
+//! bench-host: drives the release `mosaic-queue` binary in scratch canonical checkouts and prints
+//! write latency against the bare I/O of a write, read scaling from 1k to 100k log entries, and
+//! throughput of 8 concurrent writers against 1. Run: `cargo build --release -p mosaic-queue`,
+//! then `cargo run --release -p mosaic-queue --example bench-host`.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use mosaic_queue::clock;
+use mosaic_queue_core::canon::to_canonical;
+use mosaic_queue_core::digest::sha256_hex;
+use mosaic_queue_core::entry::{
+    AssignArgs, GenesisArgs, IdArgs, MapRow, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,
+};
+use mosaic_queue_core::{Command, Outcome, Queue, Status, table};
+
+// ---- targets ----
+
+const WRITE_TARGET: f64 = 1.2;
+const READ_TARGET: f64 = 2.0;
+const THROUGHPUT_TARGET: f64 = 0.8;
+
+// ---- sizes ----
+
+/// Mutating ops timed for the write latency, and the bare I/O sequences timed against them.
+const LATENCY_OPS: usize = 50;
+/// Process runs per median for the cheap commands.
+const RUNS: usize = 15;
+/// Concurrent writers, and ops each of them runs.
+const WRITERS: usize = 8;
+const OPS_PER_WRITER: usize = 25;
+/// The two log sizes of the read scaling.
+const SMALL_LOG: u64 = 1_000;
+const BIG_LOG: u64 = 100_000;
+
+/// Variables that would point git or the CLI somewhere else, or change how it behaves.
+const CLEARED: &[&str] = &[
+    "MOSAIC_AGENT_NAME",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "MOSAIC_KILL_AT",
+    "MOSAIC_LOCK_WAIT_MS",
+];
+
+const QUEUE_MD: &str = "\
+# Queue
+
+Hand-written header: the table below is generated.
+
+<!-- mosaic-queue:begin -->
+| # | What | Who |
+| 1 | parser | darkwing |
+legacy text kept as the legacy view
+<!-- mosaic-queue:end -->
+
+Hand-written footer.
+";
+
+// ---- the binary, processes and scratch directories ----
+
+fn binary() -> PathBuf {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/mosaic-queue");
+    match bin.canonicalize() {
+        Ok(path) => path,
+        Err(_) => {
+            eprintln!(
+                "bench-host: the release binary {} is missing; build it first with \
+                 `cargo build --release -p mosaic-queue`",
+                bin.display()
+            );
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The scratch directory of this run; removed when dropped, also after a panic.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            println!("could not remove {}: {e}", self.0.display());
+        }
+    }
+}
+
+fn cleared(mut cmd: Process) -> Process {
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let mut cmd = cleared(Process::new("git"));
+    let out = cmd.args(args).current_dir(dir).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "bench bug: git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+}
+
+/// Runs the CLI in a checkout.
+#[derive(Clone)]
+struct Cli {
+    bin: PathBuf,
+    root: PathBuf,
+}
+
+impl Cli {
+    fn output(&self, args: &[&str]) -> Output {
+        let mut cmd = cleared(Process::new(&self.bin));
+        cmd.args(args)
+            .current_dir(&self.root)
+            .output()
+            .expect("the binary runs")
+    }
+
+    /// Runs `args`, which must succeed; its wall time, spawn and exit included.
+    fn timed(&self, args: &[&str]) -> Duration {
+        let t = Instant::now();
+        let out = self.output(args);
+        let elapsed = t.elapsed();
+        assert!(
+            out.status.success(),
+            "bench bug: mosaic-queue {args:?} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        elapsed
+    }
+
+    /// One warm-up run, then the median of `runs`.
+    fn median(&self, runs: usize, args: &[&str]) -> Duration {
+        self.timed(args);
+        median((0..runs).map(|_| self.timed(args)).collect())
+    }
+
+    /// `note ID TEXT --op OP --by lead`, timed.
+    fn note(&self, id: u64, text: &str, op: &str) -> Duration {
+        self.timed(&["note", &id.to_string(), text, "--op", op, "--by", "lead"])
+    }
+}
+
+/// Flushes every dirty page (the 43 MiB file and the git objects of a generated queue among
+/// them) so that one phase's writeback does not land in the next phase's fsyncs.
+fn settle() {
+    rustix::fs::sync();
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+    } else {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    }
+}
+
+/// A git repository on `main` at `<base>/<name>/repo` (canonicalized) with the hand-written
+/// QUEUE.md committed; returns the root and the blob of QUEUE.md.
+fn new_repo(base: &Path, name: &str) -> (PathBuf, String) {
+    let dir = base.join(name);
+    std::fs::create_dir_all(dir.join("repo/docs/plans")).expect("create the scratch repo");
+    let root = dir.join("repo").canonicalize().expect("canonical root");
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["config", "user.name", "Bench Seat"]);
+    git(&root, &["config", "user.email", "bench@example.invalid"]);
+    git(&root, &["config", "commit.gpgsign", "false"]);
+    std::fs::write(root.join("docs/plans/QUEUE.md"), QUEUE_MD).expect("write QUEUE.md");
+    git(&root, &["add", "docs/plans/QUEUE.md"]);
+    git(&root, &["commit", "-q", "-m", "QUEUE.md by hand"]);
+    let blob = git(&root, &["hash-object", "docs/plans/QUEUE.md"]);
+    (root, blob)
+}
+
+/// A canonical checkout after `mosaic-queue genesis` from a map of `rows` queued rows,
+/// committed: the path the CLI's users take.
+fn small_checkout(bin: &Path, base: &Path, rows: u64) -> Cli {
+    let (root, blob) = new_repo(base, "small");
+    let mut map = format!(
+        "# Migration map\n\nsource: docs/plans/QUEUE.md blob {blob}\n\n\
+         | # | Piece | Owner | Status | Gate | Issues | Note |\n\
+         | --- | --- | --- | --- | --- | --- | --- |\n"
+    );
+    for id in 1..=rows {
+        map.push_str(&format!(
+            "| {id} | Piece {id} | | queued | | #{} | |\n",
+            100 + id
+        ));
+    }
+    let map_path = base.join("small/map.md");
+    std::fs::write(&map_path, map).expect("write the map");
+    let cli = Cli {
+        bin: bin.to_path_buf(),
+        root,
+    };
+    let map_arg = map_path.to_string_lossy().into_owned();
+    cli.timed(&[
+        "genesis",
+        "--map",
+        &map_arg,
+        "--op",
+        "bench-genesis",
+        "--by",
+        "jason",
+    ]);
+    git(&cli.root, &["add", "docs/plans"]);
+    git(&cli.root, &["commit", "-q", "-m", "queue genesis"]);
+    cli
+}
+
+// ---- the generator: seats doing plausible things on a few dozen rows, never refused ----
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const WORKERS: &[&str] = &["darkwing", "filbert", "flicker", "gizmo", "launchpad"];
+const NOTES: &[&str] = &[
+    "first draft pushed, tests pending",
+    "waiting on CI for the wasm build",
+    "rebased on main",
+    "needs a second look at the receipt text",
+];
+const REASONS: &[&str] = &[
+    "waiting for review",
+    "CI runner is down",
+    "needs a decision",
+];
+const GATES: &[&str] = &["jason", "sage", "CI green"];
+/// Rows in genesis: the queue's size stays flat, only the log grows.
+const GEN_ROWS: u64 = 40;
+
+/// 2025-01-01T00:00:00.000Z in milliseconds since the Unix epoch: generated entries are dated
+/// from there, a few seconds apart.
+const GEN_EPOCH_MS: i64 = 1_735_689_600_000;
+
+struct Sim {
+    queue: Queue,
+    rng: Rng,
+    clock_ms: i64,
+}
+
+impl Sim {
+    fn new(root: &Path, blob: &str) -> Sim {
+        let rows: Vec<MapRow> = (1..=GEN_ROWS)
+            .map(|id| MapRow {
+                id,
+                piece: format!("Piece {id}"),
+                owner: None,
+                status: Status::Queued,
+                gate: None,
+                issues: vec![1000 + id],
+                note: None,
+            })
+            .collect();
+        let args = GenesisArgs {
+            branch: String::from("main"),
+            root: root.to_string_lossy().into_owned(),
+            source: blob.to_owned(),
+            rows,
+            legacy_view: table::body(QUEUE_MD)
+                .expect("QUEUE_MD has markers")
+                .to_owned(),
+        };
+        let at = clock::format_millis(GEN_EPOCH_MS);
+        let (queue, _) = Queue::genesis(args, "gen-genesis", "jason", &at)
+            .unwrap_or_else(|e| panic!("bench bug: genesis refused: {e}"));
+        Sim {
+            queue,
+            rng: Rng(0x9e37_79b9_7f4a_7c15),
+            clock_ms: GEN_EPOCH_MS,
+        }
+    }
+
+    /// Appends exactly one entry.
+    fn step(&mut self) {
+        let n = self.queue.revision() + 1;
+        let rows = self.queue.rows();
+        let row = &rows[self.rng.below(rows.len())];
+        let (id, status, owner) = (row.id, row.status, row.owner.clone());
+        let roll = self.rng.below(100);
+        let worker = self.rng.pick(WORKERS);
+        let mv = |to: Status, reason: Option<String>| {
+            Command::Move(MoveArgs {
+                id,
+                to,
+                reason,
+                candidate: None,
+                issue: None,
+                evidence: None,
+            })
+        };
+        let assign = |owner: &str| {
+            Command::Assign(AssignArgs {
+                id,
+                owner: owner.to_owned(),
+            })
+        };
+        let (cmd, by, kind) = match (status, owner.as_deref()) {
+            (Status::Queued, None) if roll < 70 => (mv(Status::InProgress, None), worker, "start"),
+            (Status::Queued, None) => (assign(worker), "lead", "assign"),
+            (Status::Queued, Some(w)) => (mv(Status::InProgress, None), w, "start"),
+            (Status::InProgress, Some(w)) => match roll {
+                0..40 => (self.note(id), w, "note"),
+                40..50 => {
+                    let gate = Some(self.rng.pick(GATES).to_owned());
+                    let cmd = Command::Set(SetArgs {
+                        id,
+                        field: SetField::Gate,
+                        value: SetValue::Text(gate),
+                        reason: None,
+                    });
+                    (cmd, w, "gate")
+                }
+                50..65 => {
+                    let reason = Some(self.rng.pick(REASONS).to_owned());
+                    (mv(Status::Blocked, reason), w, "block")
+                }
+                65..80 => (Command::Release(IdArgs { id }), w, "release"),
+                _ => (self.note(id), "lead", "lead-note"),
+            },
+            (Status::Blocked, Some(w)) if roll < 60 => (mv(Status::InProgress, None), w, "unblock"),
+            (Status::Blocked, Some(w)) => (self.note(id), w, "note"),
+            _ => (self.note(id), "lead", "lead-note"),
+        };
+        let op = format!("{by}-{id}-{kind}-{n}");
+        self.clock_ms += 200 + self.rng.below(5_000) as i64;
+        let at = clock::format_millis(self.clock_ms);
+        match self.queue.execute(&cmd, &op, by, &at) {
+            Ok(Outcome::Applied { .. }) => {}
+            Ok(Outcome::Recorded { rev, .. }) => {
+                panic!("bench bug: {op} was already recorded at rev {rev}")
+            }
+            Err(e) => panic!("bench bug: {op} by {by} refused: {e} ({cmd:?})"),
+        }
+    }
+
+    fn note(&mut self, id: u64) -> Command {
+        let text = format!("{} ({})", self.rng.pick(NOTES), self.rng.below(1000));
+        Command::Note(NoteArgs {
+            id,
+            text: Some(text),
+        })
+    }
+}
+
+/// A canonical checkout whose queue.json holds `entries` log entries generated in-process,
+/// committed, with a witness for it and one real write through the CLI on top (which leaves
+/// the read view). Returns the CLI, the file size and the generation time.
+fn generated_checkout(bin: &Path, base: &Path, entries: u64) -> (Cli, usize, Duration) {
+    let (root, blob) = new_repo(base, &format!("log-{entries}"));
+    let t = Instant::now();
+    let mut sim = Sim::new(&root, &blob);
+    while sim.queue.revision() < entries {
+        sim.step();
+    }
+    let generated = t.elapsed();
+    let queue = sim.queue;
+    let bytes = queue.to_bytes();
+    let plans = root.join("docs/plans");
+    std::fs::write(plans.join("queue.json"), &bytes).expect("write queue.json");
+    let md = table::splice(QUEUE_MD, &queue.render_body()).expect("QUEUE_MD has markers");
+    std::fs::write(plans.join("QUEUE.md"), md).expect("write QUEUE.md");
+    git(&root, &["add", "docs/plans"]);
+    git(&root, &["commit", "-q", "-m", "generated queue"]);
+    let witness = queue.witness(sha256_hex(&bytes), clock::now());
+    std::fs::write(root.join(".git/mosaic-queue.head"), to_canonical(&witness))
+        .expect("write the witness");
+    let cli = Cli {
+        bin: bin.to_path_buf(),
+        root,
+    };
+    (cli, bytes.len(), generated)
+}
+
+// ---- the bare I/O of one write, in-process ----
+
+fn create_synced(path: &Path, bytes: &[u8]) {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .expect("create a temp file");
+    f.write_all(bytes).expect("write a temp file");
+    f.sync_all().expect("fsync a temp file");
+}
+
+fn sync_dir(dir: &Path) {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .expect("fsync a directory");
+}
+
+fn read(path: &Path) -> usize {
+    std::fs::read(path).expect("read a file").len()
+}
+
+/// The byte sizes one write of the small queue puts on disk.
+struct WriteSizes {
+    queue_json: usize,
+    witness: usize,
+    queue_md: usize,
+    view: usize,
+    lock: usize,
+}
+
+/// One write's file system calls, as `store::commit` and `lock::acquire`/`release` make them
+/// for a `note` (witness current, so no catch-up): 5 files created, written and fsynced
+/// (lock temp, queue.json, witness, view, QUEUE.md temps), 4 renames, 1 link, 2 unlinks (lock
+/// temp, lock), 5 directory fsyncs (.git after the link, docs/plans after queue.json, .git
+/// after the witness, docs/plans after QUEUE.md, .git after the release), 3 listings each of
+/// docs/plans and .git (the sweep of a killed writer's temps before queue.json, the witness
+/// and QUEUE.md), and the reads of the witness, queue.json (load, re-read, view), QUEUE.md
+/// and the lock.
+fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
+    let fill = |n: usize| vec![b'x'; n];
+    let sweep = || {
+        for dir in [plans, git_dir] {
+            let names = std::fs::read_dir(dir).expect("list a directory");
+            std::hint::black_box(names.filter_map(Result::ok).count());
+        }
+    };
+    // The lock: temp, fsync, link, unlink the temp, fsync .git.
+    let lock = git_dir.join("mosaic-queue.lock");
+    let lock_temp = git_dir.join("mosaic-queue.lock.bench.tmp");
+    create_synced(&lock_temp, &fill(s.lock));
+    std::fs::hard_link(&lock_temp, &lock).expect("link the lock");
+    std::fs::remove_file(&lock_temp).expect("remove the lock temp");
+    sync_dir(git_dir);
+    // Load: the witness, queue.json, QUEUE.md.
+    let queue_json = plans.join("queue.json");
+    let witness = git_dir.join("mosaic-queue.head");
+    read(&witness);
+    read(&queue_json);
+    read(&plans.join("QUEUE.md"));
+    // queue.json: temp, fsync, re-read, rename, fsync docs/plans.
+    sweep();
+    let temp = plans.join(".queue.json.bench.tmp");
+    create_synced(&temp, &fill(s.queue_json));
+    read(&queue_json);
+    std::fs::rename(&temp, &queue_json).expect("rename queue.json");
+    sync_dir(plans);
+    // The witness: temp, fsync, rename, fsync .git.
+    sweep();
+    let temp = git_dir.join(".mosaic-queue.head.bench.tmp");
+    create_synced(&temp, &fill(s.witness));
+    std::fs::rename(&temp, &witness).expect("rename the witness");
+    sync_dir(git_dir);
+    // The read view: re-read queue.json, temp, fsync, rename (no directory fsync).
+    read(&queue_json);
+    let temp = git_dir.join(".mosaic-queue.view.bench.tmp");
+    create_synced(&temp, &fill(s.view));
+    std::fs::rename(&temp, git_dir.join("mosaic-queue.view")).expect("rename the view");
+    // QUEUE.md: temp, fsync, rename, fsync docs/plans.
+    sweep();
+    let temp = plans.join(".QUEUE.md.bench.tmp");
+    create_synced(&temp, &fill(s.queue_md));
+    std::fs::rename(&temp, plans.join("QUEUE.md")).expect("rename QUEUE.md");
+    sync_dir(plans);
+    // Release: re-read the lock, unlink, fsync .git.
+    read(&lock);
+    std::fs::remove_file(&lock).expect("remove the lock");
+    sync_dir(git_dir);
+}
+
+// ---- the three measurements ----
+
+fn write_latency(bin: &Path, base: &Path) -> Cli {
+    println!("1. write latency: `note` on a small queue against the bare I/O of a write");
+    let cli = small_checkout(bin, base, (WRITERS + 2) as u64);
+    for k in 0..3 {
+        cli.note(1, &format!("warm-up {k}"), &format!("bench-warm-{k:04}"));
+    }
+    settle();
+    let ops: Vec<Duration> = (0..LATENCY_OPS)
+        .map(|k| {
+            cli.note(
+                1,
+                &format!("latency note {k}"),
+                &format!("bench-lat-{k:04}"),
+            )
+        })
+        .collect();
+    let git_dir = cli.root.join(".git");
+    let sizes = WriteSizes {
+        queue_json: read(&cli.root.join("docs/plans/queue.json")),
+        witness: read(&git_dir.join("mosaic-queue.head")),
+        queue_md: read(&cli.root.join("docs/plans/QUEUE.md")),
+        view: read(&git_dir.join("mosaic-queue.view")),
+        // What a holder takes in canonical JSON: pid, start, host, boot id, op, verb, at.
+        lock: 200 + rustix::system::uname().nodename().to_bytes().len(),
+    };
+    let rev = cli.output(&["list", "--json"]);
+    let rev = String::from_utf8_lossy(&rev.stdout)
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("\"revision\": ")?
+                .trim_end_matches(',')
+                .parse::<u64>()
+                .ok()
+        })
+        .unwrap_or(0);
+
+    // The same calls in-process, on the same file system, with files of the same sizes.
+    let bare_dir = base.join("bare-io");
+    let (plans, bare_git) = (bare_dir.join("docs/plans"), bare_dir.join(".git"));
+    std::fs::create_dir_all(&plans).expect("create the bare I/O dirs");
+    std::fs::create_dir_all(&bare_git).expect("create the bare I/O dirs");
+    std::fs::write(plans.join("queue.json"), vec![b'x'; sizes.queue_json]).expect("seed");
+    std::fs::write(plans.join("QUEUE.md"), vec![b'x'; sizes.queue_md]).expect("seed");
+    std::fs::write(
+        bare_git.join("mosaic-queue.head"),
+        vec![b'x'; sizes.witness],
+    )
+    .expect("seed");
+    bare_write(&plans, &bare_git, &sizes);
+    settle();
+    let bare: Vec<Duration> = (0..LATENCY_OPS)
+        .map(|_| {
+            let t = Instant::now();
+            bare_write(&plans, &bare_git, &sizes);
+            t.elapsed()
+        })
+        .collect();
+
+    let verify = cli.median(RUNS, &["verify"]);
+    let spawn = cli.median(RUNS, &["--version"]);
+    let (op, bare) = (median(ops.clone()), median(bare));
+    let mut sorted = ops;
+    sorted.sort();
+    let p90 = sorted[sorted.len() * 9 / 10];
+    println!(
+        "   queue: {} rows, rev {rev}; files: queue.json {} B, witness {} B, QUEUE.md {} B, view {} B, lock ~{} B",
+        WRITERS + 2,
+        sizes.queue_json,
+        sizes.witness,
+        sizes.queue_md,
+        sizes.view,
+        sizes.lock
+    );
+    println!(
+        "   one write = 5 create+write+fsync (lock temp, queue.json, witness, view, QUEUE.md), \
+         4 renames, 1 link, 2 unlinks, 5 directory fsyncs (.git x3, docs/plans x2), \
+         6 directory listings (temp sweeps), 6 reads"
+    );
+    println!(
+        "   note (new process each), median of {LATENCY_OPS}: {:>8.3} ms  (p90 {:.3} ms)",
+        ms(op),
+        ms(p90)
+    );
+    println!(
+        "   bare I/O of one write, in-process, median of {LATENCY_OPS}: {:>8.3} ms",
+        ms(bare)
+    );
+    println!(
+        "   verify (new process), median of {RUNS}: {:>8.3} ms",
+        ms(verify)
+    );
+    println!(
+        "   --version (no-op spawn), median of {RUNS}: {:>8.3} ms",
+        ms(spawn)
+    );
+    let ratio = ms(op) / (ms(bare) + ms(verify));
+    println!(
+        "   ratio note / (bare I/O + verify) = {:.3} / ({:.3} + {:.3}) = {ratio:.2}  (target <= {WRITE_TARGET}) {}",
+        ms(op),
+        ms(bare),
+        ms(verify),
+        verdict(ratio <= WRITE_TARGET)
+    );
+    cli
+}
+
+fn read_scaling(bin: &Path, base: &Path) {
+    println!();
+    println!("2. read scaling: `list` at {SMALL_LOG} and {BIG_LOG} log entries (read view)");
+    struct Sized {
+        entries: u64,
+        file: usize,
+        generated: Duration,
+        first_write: Duration,
+        list: Duration,
+        json: Duration,
+        verify: Duration,
+        verify_runs: usize,
+    }
+    let mut results = Vec::new();
+    for (entries, verify_runs) in [(SMALL_LOG, 5), (BIG_LOG, 3)] {
+        let (cli, file, generated) = generated_checkout(bin, base, entries);
+        // One real write through the CLI: it verifies the whole log, writes the witness and
+        // leaves the read view the reads below answer from.
+        let first_write = cli.note(1, "bench read view", "bench-view-0001");
+        settle();
+        let list = cli.median(RUNS, &["list"]);
+        let json = cli.median(RUNS, &["list", "--json"]);
+        let verify = cli.median(verify_runs, &["verify"]);
+        results.push(Sized {
+            entries: entries + 1,
+            file,
+            generated,
+            first_write,
+            list,
+            json,
+            verify,
+            verify_runs,
+        });
+    }
+    for r in &results {
+        println!(
+            "   {:>6} entries, {:>9} queue.json: generated in {:.1} s; one note (full verify + write) {:.1} ms",
+            r.entries,
+            size(r.file),
+            r.generated.as_secs_f64(),
+            ms(r.first_write)
+        );
+    }
+    println!(
+        "   {:>8}  {:>22}  {:>22}  {:>22}",
+        "entries",
+        format!("list ms (median {RUNS})"),
+        format!("list --json ms ({RUNS})"),
+        "verify ms (median)"
+    );
+    for r in &results {
+        println!(
+            "   {:>8}  {:>22.3}  {:>22.3}  {:>22}",
+            r.entries,
+            ms(r.list),
+            ms(r.json),
+            format!("{:.3} ({} runs)", ms(r.verify), r.verify_runs)
+        );
+    }
+    let (small, big) = (&results[0], &results[1]);
+    let ratio = ms(big.list) / ms(small.list);
+    println!(
+        "   ratio list@100k / list@1k = {ratio:.2}  (target <= {READ_TARGET}) {}",
+        verdict(ratio <= READ_TARGET)
+    );
+    println!(
+        "   for contrast: list --json {:.2}x, verify {:.1}x",
+        ms(big.json) / ms(small.json),
+        ms(big.verify) / ms(small.verify)
+    );
+}
+
+fn throughput(cli: &Cli) {
+    println!();
+    let total = WRITERS * OPS_PER_WRITER;
+    println!(
+        "3. throughput: {WRITERS} concurrent writers x {OPS_PER_WRITER} `note` ops, each on its own row, against 1 writer doing {total} in a row"
+    );
+    let one_row = WRITERS as u64 + 1;
+    settle();
+    let t = Instant::now();
+    let each: Vec<Duration> = (0..total)
+        .map(|k| {
+            let text = format!("serial note {k}");
+            cli.note(one_row, &text, &format!("bench-one-{k:05}"))
+        })
+        .collect();
+    let serial = t.elapsed();
+    settle();
+    let t = Instant::now();
+    let threads: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let cli = cli.clone();
+            std::thread::spawn(move || {
+                let row = w as u64 + 1;
+                for k in 0..OPS_PER_WRITER {
+                    cli.note(
+                        row,
+                        &format!("writer {w} note {k}"),
+                        &format!("bench-par-{w}-{k:04}"),
+                    );
+                }
+            })
+        })
+        .collect();
+    for th in threads {
+        th.join().expect("a writer thread panicked");
+    }
+    let parallel = t.elapsed();
+    let rate = |d: Duration| total as f64 / d.as_secs_f64();
+    let (one, many) = (rate(serial), rate(parallel));
+    println!(
+        "   1 writer:  {total} ops in {:>7.3} s = {one:>7.1} ops/s (median op {:.3} ms)",
+        serial.as_secs_f64(),
+        ms(median(each))
+    );
+    println!(
+        "   {WRITERS} writers: {total} ops in {:>7.3} s = {many:>7.1} ops/s",
+        parallel.as_secs_f64()
+    );
+    let ratio = many / one;
+    println!(
+        "   ratio {WRITERS}-writer / 1-writer ops/s = {ratio:.2}  (target >= {THROUGHPUT_TARGET}) {}",
+        verdict(ratio >= THROUGHPUT_TARGET)
+    );
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "MISSED" }
+}
+
+fn main() {
+    let bin = binary();
+    let base = std::env::temp_dir().join(format!("mosaic-bench-host-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).expect("create the scratch dir");
+    let scratch = Scratch(base.canonicalize().expect("canonical scratch dir"));
+    let version = Cli {
+        bin: bin.clone(),
+        root: scratch.0.clone(),
+    }
+    .output(&["--version"]);
+    println!(
+        "bench-host: {} ({}) in {}",
+        bin.display(),
+        String::from_utf8_lossy(&version.stdout).trim(),
+        scratch.0.display()
+    );
+    let started = Instant::now();
+    let small = write_latency(&bin, &scratch.0);
+    read_scaling(&bin, &scratch.0);
+    throughput(&small);
+    println!();
+    println!("whole run: {:.1} s", started.elapsed().as_secs_f64());
+    drop(scratch);
+    println!("bench-host: done");
+}
