@@ -444,9 +444,8 @@ struct WriteSizes {
 /// for a `note` (witness current, so no catch-up): 5 files created, written and fsynced
 /// (lock temp, queue.json, witness, view, QUEUE.md temps), 4 renames, 1 link, 2 unlinks (lock
 /// temp, lock), 5 directory fsyncs (.git after the link, docs/plans after queue.json, .git
-/// after the witness, docs/plans after QUEUE.md, .git after the release), 3 listings each of
-/// docs/plans and .git (the sweep of a killed writer's temps before queue.json, the witness
-/// and QUEUE.md), and the reads of the witness, queue.json (load, re-read, view), QUEUE.md
+/// after the witness, docs/plans after QUEUE.md, .git after the release), one listing each of
+/// docs/plans and .git (the sweep of a killed writer's temps before queue.json), and the reads of the witness, queue.json (load, re-read, view), QUEUE.md
 /// and the lock.
 fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
     let fill = |n: usize| vec![b'x'; n];
@@ -477,7 +476,6 @@ fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
     std::fs::rename(&temp, &queue_json).expect("rename queue.json");
     sync_dir(plans);
     // The witness: temp, fsync, rename, fsync .git.
-    sweep();
     let temp = git_dir.join(".mosaic-queue.head.bench.tmp");
     create_synced(&temp, &fill(s.witness));
     std::fs::rename(&temp, &witness).expect("rename the witness");
@@ -488,7 +486,6 @@ fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
     create_synced(&temp, &fill(s.view));
     std::fs::rename(&temp, git_dir.join("mosaic-queue.view")).expect("rename the view");
     // QUEUE.md: temp, fsync, rename, fsync docs/plans.
-    sweep();
     let temp = plans.join(".QUEUE.md.bench.tmp");
     create_synced(&temp, &fill(s.queue_md));
     std::fs::rename(&temp, plans.join("QUEUE.md")).expect("rename QUEUE.md");
@@ -578,7 +575,7 @@ fn write_latency(bin: &Path, base: &Path) -> Cli {
     println!(
         "   one write = 5 create+write+fsync (lock temp, queue.json, witness, view, QUEUE.md), \
          4 renames, 1 link, 2 unlinks, 5 directory fsyncs (.git x3, docs/plans x2), \
-         6 directory listings (temp sweeps), 6 reads"
+         2 directory listings (the temp sweep), 6 reads"
     );
     println!(
         "   note (new process each), median of {LATENCY_OPS}: {:>8.3} ms  (p90 {:.3} ms)",

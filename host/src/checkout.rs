@@ -48,9 +48,12 @@ pub fn locate(cwd: &Path) -> Result<Paths, CheckoutError> {
             return Err(CheckoutError::GitEnv(var));
         }
     }
-    let top = git::run(cwd, &["rev-parse", "--show-toplevel"]).map_err(CheckoutError::NotGit)?;
-    let git_dir =
-        git::run(cwd, &["rev-parse", "--absolute-git-dir"]).map_err(CheckoutError::NotGit)?;
+    // One git process for both answers: each spawn costs about as much as a write's fsyncs.
+    let both = git::run(cwd, &["rev-parse", "--show-toplevel", "--absolute-git-dir"])
+        .map_err(CheckoutError::NotGit)?;
+    let (top, git_dir) = both
+        .split_once('\n')
+        .ok_or_else(|| CheckoutError::NotGit(String::from("git rev-parse named no git dir")))?;
     let root = PathBuf::from(top);
     let expected = root.join(".git");
     if !same_file(&expected, Path::new(&git_dir)) || !expected.is_dir() {

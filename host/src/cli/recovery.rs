@@ -85,6 +85,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                         step: "fsync of docs/plans",
                         source,
                     })?;
+                store::sweep_temps(&io, &paths);
                 store::write_witness(&io, &paths, &loaded.queue, &loaded.sha, &at)?;
             }
             super::out_receipt(&receipt)?;

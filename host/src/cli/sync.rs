@@ -127,6 +127,7 @@ fn confirm(io: &dyn Io, paths: &Paths, loaded: &Loaded, at: &str) -> Result<(), 
             step: "fsync of docs/plans",
             source,
         })?;
+    store::sweep_temps(io, paths);
     store::write_witness(io, paths, &loaded.queue, &loaded.sha, at)?;
     Ok(())
 }

@@ -74,6 +74,7 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
     let mut queue = loaded.queue.clone();
     match queue.execute(command, op, by, &at)? {
         Outcome::Recorded { receipt, .. } => {
+            store::sweep_temps(&io, paths);
             if loaded.ahead_of_witness() {
                 // The writer that made this tail visible may have died before its fsync of
                 // docs/plans; the witness must not vouch for a rename that is not durable.
@@ -254,6 +255,7 @@ pub fn render(check: bool) -> CliResult {
             ));
         }
         BodyStatus::Stale { .. } => {
+            store::sweep_temps(&io, &paths);
             store::write_table(&io, &paths, &loaded.queue, &md)
                 .map_err(|e| Failure::new(1, format!("cannot write QUEUE.md: {e}")))?;
             crate::say!("ok render rev {rev}: table rewritten");

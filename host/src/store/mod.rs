@@ -16,7 +16,7 @@ use thiserror::Error;
 
 use crate::io::{FsKind, Io};
 
-pub use write::{Committed, commit, create, write_table, write_witness};
+pub use write::{Committed, commit, create, sweep_temps, write_table, write_witness};
 
 /// The queue's files in a checkout.
 #[derive(Debug, Clone)]

@@ -23,8 +23,9 @@ pub struct Committed {
 /// Removes the temp files a killed writer left (`.<name>.<pid>.tmp` beside queue.json,
 /// QUEUE.md, the witness and the read view). Only the lock holder writes these, so under the
 /// lock every one of them is a leftover; a plain `git add docs/plans` would otherwise commit
-/// them. The lock's own temp files are left alone, as the contract says.
-fn sweep_temps(io: &dyn Io, paths: &Paths) {
+/// them. The lock's own temp files are left alone, as the contract says. Every locked path
+/// that writes calls it once: `commit` and `create` themselves, the others before they write.
+pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
     let sets: [(&Path, &[&str]); 2] = [
         (&paths.plans, &[".queue.json.", ".QUEUE.md."]),
         (
@@ -73,7 +74,6 @@ pub fn write_witness(
     file_sha: &str,
     at: &str,
 ) -> Result<Witness, StoreError> {
-    sweep_temps(io, paths);
     let witness = queue.witness(file_sha.to_owned(), at.to_owned());
     let rev = queue.revision();
     let not_durable = |step| move |source| StoreError::NotDurable { rev, step, source };
@@ -178,7 +178,6 @@ pub fn write_table(
     queue: &Queue,
     md: &str,
 ) -> Result<(), std::io::Error> {
-    sweep_temps(io, paths);
     let text = table::splice(md, &queue.render_body())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     replace(io, &paths.queue_md, text.as_bytes(), "table")?;
