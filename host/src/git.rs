@@ -7,15 +7,32 @@ use std::process::Command;
 
 /// Runs `git ARGS` in `dir`; `Ok(stdout)` on exit 0, `Err(stderr)` otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args(args)
+    let mut cmd = command(dir, args);
+    cmd.env_remove("GIT_INDEX_FILE");
+    output(&mut cmd)
+}
+
+/// Runs `git ARGS` in `dir` like `run`, but against the index file `index`: a hook runs with
+/// GIT_INDEX_FILE naming the index being committed (a temporary one for a partial commit or
+/// `commit`'s canary), and the guard must judge that index, not the default one.
+pub fn run_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<String, String> {
+    let mut cmd = command(dir, args);
+    cmd.env("GIT_INDEX_FILE", index);
+    output(&mut cmd)
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_COMMON_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+        .env_remove("GIT_COMMON_DIR");
+    cmd
+}
+
+fn output(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout)
             .trim_end_matches('\n')

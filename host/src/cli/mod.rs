@@ -3,7 +3,10 @@
 //! 3 uncertain, 4 usage). Each verb family lives in its own file.
 
 mod args;
+mod commit;
 mod demo;
+mod guard;
+mod map_check;
 mod read;
 mod recovery;
 mod snapshot;
@@ -251,6 +254,17 @@ pub enum Verb {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Commit exactly the snapshot bytes of the two queue files on top of HEAD (the lead,
+    /// jason or sage); --genesis for the first. Never pushes.
+    Commit {
+        #[arg(short, long)]
+        message: String,
+        #[arg(long)]
+        genesis: bool,
+        /// The acting seat; defaults to $MOSAIC_AGENT_NAME.
+        #[arg(long)]
+        by: Option<String>,
+    },
     /// Remove a dead or mismatched queue lock; --check-gate classifies a stale unlock gate.
     Unlock {
         #[arg(long)]
@@ -269,6 +283,19 @@ pub enum Verb {
     },
     /// Build a scratch canonical checkout with a sample queue under the system temp dir.
     Demo,
+    /// The pre-commit guard: refuse a commit whose index entry for a queue file differs from
+    /// HEAD's.
+    Guard,
+    /// Install scripts/git-hooks/pre-commit as .git/hooks/pre-commit (jason or sage).
+    InstallHook {
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Report drift between the migration map and the current QUEUE.md (read-only).
+    MapCheck {
+        #[arg(long)]
+        map: PathBuf,
+    },
 }
 
 /// Runs a parsed command.
@@ -286,6 +313,11 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Verify { current, .. } => write::verify(current),
         Verb::Sync { op } => sync::sync(op.as_deref()),
         Verb::Snapshot { out } => snapshot::snapshot(&out),
+        Verb::Commit {
+            message,
+            genesis,
+            by,
+        } => commit::commit(&message, genesis, &by),
         Verb::Unlock { check_gate } => unlock::unlock(check_gate),
         Verb::AcceptHistory {
             reason,
@@ -293,6 +325,9 @@ pub fn run(cli: Cli) -> CliResult {
             change,
         } => recovery::accept_history(&reason, yes, &change),
         Verb::Demo => demo::demo(),
+        Verb::Guard => guard::guard(),
+        Verb::InstallHook { by } => guard::install_hook(&by),
+        Verb::MapCheck { map } => map_check::map_check(&map),
         Verb::Render { check } => write::render(check),
         change_verb => {
             let (command, change) = args::command(change_verb)?;

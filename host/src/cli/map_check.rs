@@ -1,0 +1,67 @@
+//! `map-check --map FILE`: before genesis, lists every table line of QUEUE.md changed since the
+//! blob the migration map was built from and every row whose piece, owner or issues no longer
+//! match the map. Read-only and unlocked: it reads the map, one git blob and QUEUE.md.
+
+use std::path::Path;
+
+use mosaic_queue_core::map;
+
+use super::write::here;
+use super::{CliResult, Failure};
+use crate::git;
+
+/// `map-check --map FILE`: exit 0 with no drift, else the report and exit 2.
+pub fn map_check(map_path: &Path) -> CliResult {
+    let paths = here()?;
+    let map_text = std::fs::read_to_string(map_path).map_err(|e| {
+        Failure::new(
+            1,
+            format!("cannot read the map {}: {e}", map_path.display()),
+        )
+    })?;
+    let map = map::parse(&map_text)
+        .map_err(|e| Failure::new(2, format!("the map {}: {e}", map_path.display())))?;
+    let source = git::run(&paths.root, &["cat-file", "blob", &map.source]).map_err(|_| {
+        Failure::new(
+            2,
+            format!(
+                "the map names QUEUE.md blob {} but this repository has no such blob; rebuild the map from a committed QUEUE.md",
+                map.source
+            ),
+        )
+    })?;
+    let current = std::fs::read(&paths.queue_md)
+        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let current =
+        String::from_utf8(current).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
+    let drift = map::drift(&map, &source, &current);
+    if drift.is_empty() {
+        crate::say!("ok map-check: no drift");
+        return Ok(());
+    }
+    for c in &drift.lines {
+        crate::say!(
+            "{} line {}: {}",
+            if c.added { '+' } else { '-' },
+            c.line,
+            c.text
+        );
+    }
+    for r in &drift.rows {
+        crate::say!(
+            "row {} {}: map {:?}, table {:?}",
+            r.id,
+            r.field,
+            r.map,
+            r.table
+        );
+    }
+    Err(Failure::new(
+        2,
+        format!(
+            "map-check: {} drifting lines, {} drifting rows",
+            drift.lines.len(),
+            drift.rows.len()
+        ),
+    ))
+}
