@@ -672,12 +672,17 @@ fn demo_builds_a_checkout_that_verifies() {
         .lines()
         .filter(|l| l.starts_with("ok ") || l.starts_with("mosaic-queue: "))
         .collect();
-    assert_eq!(receipts.len(), 7, "{stdout}");
+    assert_eq!(receipts.len(), 8, "{stdout}");
     assert!(
         receipts[0].starts_with("ok jason-genesis-demo rev 1 genesis 4 rows on main from blob ")
     );
+    assert!(
+        receipts[1].starts_with("ok install-hook .git/hooks/pre-commit ("),
+        "{}",
+        receipts[1]
+    );
     assert_eq!(
-        receipts[1..],
+        receipts[2..],
         [
             "ok darkwing-2-start-1 rev 2 move 2 queued -> in-progress",
             "ok lead-add-node-shim rev 3 add 5 queued",
@@ -723,7 +728,7 @@ fn demo_builds_a_checkout_that_verifies() {
     let log = support::git(&dir, &["log", "--format=%s"]);
     assert_eq!(
         log,
-        "queue genesis\nQUEUE.md with its markers, and the migration map"
+        "queue genesis\nQUEUE.md with its markers, the migration map and the queue's scripts"
     );
     assert!(stdout.contains(
         "<!-- mosaic-queue:begin -->\n| # | Piece | Owner | Status | Gate | Issues | Note |\n"

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 
-use super::{Cli, CliResult, Failure, args, write};
+use super::{Cli, CliResult, Failure, args, guard, write};
 use crate::checkout;
 use crate::io::RealIo;
 use crate::store::{self, Paths};
@@ -35,6 +35,18 @@ by mosaic-queue; change it with queue ops, never by hand.
 
 /// Where the map lives in the checkout, as in the contract's bootstrap.
 const MAP_PATH: &str = "agents/darkwing/work/queue-migration-map.md";
+
+/// The wrappers a checkout ships, committed before genesis like the contract's bootstrap.
+const SCRIPTS: [(&str, &str); 2] = [
+    (
+        "scripts/git-hooks/pre-commit",
+        include_str!("../../scripts/git-hooks/pre-commit"),
+    ),
+    (
+        "scripts/queue-commit.sh",
+        include_str!("../../scripts/queue-commit.sh"),
+    ),
+];
 
 /// The changes the demo runs, as a seat would type them (single quotes group words), each with
 /// what it shows: four apply, one is refused, and the last retries the first.
@@ -113,10 +125,13 @@ fn build(dir: &Path) -> CliResult {
         &map,
         &format!("# Queue migration map\n\nsource: docs/plans/QUEUE.md blob {blob}\n\n{MAP_TABLE}"),
     )?;
+    for (rel, text) in SCRIPTS {
+        write_executable(&dir.join(rel), text)?;
+    }
     commit(
         dir,
-        &["docs/plans", MAP_PATH],
-        "QUEUE.md with its markers, and the migration map",
+        &["docs/plans", MAP_PATH, "scripts"],
+        "QUEUE.md with its markers, the migration map and the queue's scripts",
     )?;
 
     crate::say!("demo checkout: {}", dir.display());
@@ -125,6 +140,14 @@ fn build(dir: &Path) -> CliResult {
     write::genesis_in(&paths, &map, "jason-genesis-demo", "jason")?;
     crate::say!("$ git commit -m 'queue genesis' docs/plans");
     commit(dir, &["docs/plans"], "queue genesis")?;
+    // Installed after the genesis commit, which the demo makes with plain git: the guard
+    // would rightly refuse it. A refusal (a core.hooksPath in the user's global config)
+    // shows in the transcript like any other.
+    crate::say!("$ mosaic-queue install-hook --by jason");
+    match guard::install_hook_in(dir, "jason") {
+        Ok(receipt) => crate::say!("{receipt}"),
+        Err(f) => crate::say!("mosaic-queue: {} (exit {})", f.message, f.code),
+    }
     for (what, step) in STEPS {
         crate::say!("# {what}");
         crate::say!("$ mosaic-queue {step}");
@@ -194,6 +217,14 @@ fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
     }
     std::fs::write(path, text)
         .map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))
+}
+
+/// A script the checkout runs, mode 0755 whatever the umask, so git records it executable.
+fn write_executable(path: &Path, text: &str) -> Result<(), Failure> {
+    use std::os::unix::fs::PermissionsExt;
+    write_file(path, text)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| Failure::new(1, format!("cannot make {} executable: {e}", path.display())))
 }
 
 fn commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
