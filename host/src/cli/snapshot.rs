@@ -14,6 +14,7 @@ use crate::clock;
 use crate::io::{Io, RealIo};
 use crate::seam;
 use crate::store::lock::{self, RealProbe};
+use crate::store::{Loaded, Paths};
 
 /// The two files a snapshot holds, by the names `verify --snapshot` reads.
 pub const FILES: [&str; 2] = ["queue.json", "QUEUE.md"];
@@ -31,7 +32,20 @@ pub fn snapshot(out: &Path) -> CliResult {
         &clock::now(),
         seam::lock_wait(LOCK_WAIT),
     )?;
-    let loaded = load_checked(&io, &paths)?;
+    let (loaded, md) = take(&io, &paths, "snapshot")?;
+    let rev = loaded.queue.revision();
+    let target = resolve_out(out, &paths.root)?;
+    write_pair(&io, &target, [&loaded.bytes, &md])?;
+    crate::say!("ok snapshot rev {rev} -> {}", target.dir.display());
+    held.release()?;
+    Ok(())
+}
+
+/// Under the lock the caller holds: loads and verifies the queue, and refuses a revision the
+/// witness has not confirmed or a table that is not current. Returns the queue as loaded (with
+/// its exact bytes) and QUEUE.md's exact bytes. `verb` names the caller in its messages.
+pub(super) fn take(io: &dyn Io, paths: &Paths, verb: &str) -> Result<(Loaded, Vec<u8>), Failure> {
+    let loaded = load_checked(io, paths)?;
     let rev = loaded.queue.revision();
     // A snapshot is what gets committed: only a witnessed revision, so a commit never holds
     // ops a crash could still lose, and `sync` gets to tell the seats about a visible tail.
@@ -39,7 +53,7 @@ pub fn snapshot(out: &Path) -> CliResult {
         return Err(Failure::new(
             2,
             format!(
-                "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then snapshot"
+                "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then {verb}"
             ),
         ));
     }
@@ -49,27 +63,18 @@ pub fn snapshot(out: &Path) -> CliResult {
     let text = std::str::from_utf8(&md).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
     let body = table::body(text).map_err(|e| Failure::new(2, format!("QUEUE.md {e}")))?;
     match loaded.queue.body_status(body) {
-        BodyStatus::Current => {}
-        BodyStatus::Stale { rev: old } => {
-            return Err(Failure::new(
-                2,
-                format!(
-                    "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a snapshot"
-                ),
-            ));
-        }
-        BodyStatus::Unknown => {
-            return Err(Failure::new(
-                2,
-                "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops, then `mosaic-queue render`",
-            ));
-        }
+        BodyStatus::Current => Ok((loaded, md)),
+        BodyStatus::Stale { rev: old } => Err(Failure::new(
+            2,
+            format!(
+                "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a {verb}"
+            ),
+        )),
+        BodyStatus::Unknown => Err(Failure::new(
+            2,
+            "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops, then `mosaic-queue render`",
+        )),
     }
-    let target = resolve_out(out, &paths.root)?;
-    write_pair(&io, &target, [&loaded.bytes, &md])?;
-    crate::say!("ok snapshot rev {rev} -> {}", target.dir.display());
-    held.release()?;
-    Ok(())
 }
 
 /// Where the copies go: the real path of DIR, and whether this command must create it.

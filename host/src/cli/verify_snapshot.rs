@@ -24,10 +24,24 @@ pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Fai
     let [json_name, md_name] = FILES;
     let json = read(io, &dir.join(json_name))?;
     let md = read(io, &dir.join(md_name))?;
-    let queue = Queue::verify(&json).map_err(|e| Failure::new(2, format!("snapshot {e}")))?;
+    let base = match base {
+        Some(path) => Some((read(io, path)?, path.display().to_string())),
+        None => None,
+    };
+    check_bytes(
+        &json,
+        &md,
+        base.as_ref().map(|(b, s)| (b.as_slice(), s.as_str())),
+    )
+}
+
+/// The same verdict on bytes already in hand: `base` is the base's bytes and how to name it.
+/// `commit` verifies its snapshot through here, so both paths give one verdict.
+pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Result<String, Failure> {
+    let queue = Queue::verify(json).map_err(|e| Failure::new(2, format!("snapshot {e}")))?;
     let rev = queue.revision();
     let text =
-        std::str::from_utf8(&md).map_err(|_| Failure::new(2, "snapshot QUEUE.md is not UTF-8"))?;
+        std::str::from_utf8(md).map_err(|_| Failure::new(2, "snapshot QUEUE.md is not UTF-8"))?;
     let body = table::body(text).map_err(|e| Failure::new(2, format!("snapshot QUEUE.md {e}")))?;
     match queue.body_status(body) {
         BodyStatus::Current => {}
@@ -46,12 +60,10 @@ pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Fai
             ));
         }
     }
-    let Some(base_path) = base else {
+    let Some((base_bytes, shown)) = base else {
         return Ok(format!("ok verify --snapshot rev {rev}"));
     };
-    let base_bytes = read(io, base_path)?;
-    let shown = base_path.display();
-    let base = Queue::verify(&base_bytes)
+    let base = Queue::verify(base_bytes)
         .map_err(|e| Failure::new(2, format!("the base {shown} is invalid: {e}")))?;
     let base_rev = base.revision();
     if base_rev > rev {

@@ -1,0 +1,119 @@
+//! "The guard is active": the checks the commit procedure runs before it snapshots and again
+//! before it publishes. Each failure is a refusal naming what to fix; none changes anything
+//! but a temporary index of its own.
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+
+use super::git::{self, QUEUE_PATHS, TempIndex};
+
+/// Where the guard is committed, and where git runs it from.
+pub const HOOK_SOURCE: &str = "scripts/git-hooks/pre-commit";
+const HOOK_INSTALLED: &str = "hooks/pre-commit";
+
+/// What the canary stages: never a valid queue.json, so never the bytes HEAD holds.
+const CANARY: &[u8] = b"mosaic-queue commit canary: the guard must refuse this\n";
+
+/// Checks, against commit `head`, that the guard would run on a plain `git commit` and refuse
+/// a changed queue entry. `Err` is the one-line reason.
+pub fn check(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
+    check_file(root, git_dir, head)?;
+    check_config(root)?;
+    canary(root, git_dir, head)
+}
+
+/// `.git/hooks/pre-commit` is a regular executable file owned by this user, with exactly the
+/// bytes of HEAD's `scripts/git-hooks/pre-commit`.
+fn check_file(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
+    let hook = git_dir.join(HOOK_INSTALLED);
+    let shown = hook.display();
+    let install = "install it with `mosaic-queue install-hook`";
+    // symlink_metadata: a symlink is not the regular file the contract asks for.
+    let meta = std::fs::symlink_metadata(&hook)
+        .map_err(|e| format!("the guard {shown} is not installed ({e}); {install}"))?;
+    if !meta.file_type().is_file() {
+        return Err(format!(
+            "the guard {shown} is not a regular file; {install}"
+        ));
+    }
+    if meta.permissions().mode() & 0o100 == 0 {
+        return Err(format!(
+            "the guard {shown} is not executable, so git skips it; {install}"
+        ));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me {
+        return Err(format!(
+            "the guard {shown} is owned by uid {}, not by this user (uid {me}); {install}",
+            meta.uid()
+        ));
+    }
+    let committed = git::bytes(
+        root,
+        &["cat-file", "blob", &format!("{head}:{HOOK_SOURCE}")],
+        None,
+        None,
+    )
+    .map_err(|_| {
+        format!("HEAD has no {HOOK_SOURCE}, so the guard cannot be checked; commit it first")
+    })?;
+    let installed =
+        std::fs::read(&hook).map_err(|e| format!("cannot read the guard {shown}: {e}"))?;
+    if installed != committed {
+        return Err(format!(
+            "the guard {shown} differs from HEAD's {HOOK_SOURCE}; {install}"
+        ));
+    }
+    Ok(())
+}
+
+/// No `core.hooksPath` in any scope (command line and `GIT_CONFIG_*` included): it would make
+/// git run another hook, or none.
+fn check_config(root: &Path) -> Result<(), String> {
+    match git::text(
+        root,
+        &["config", "--show-origin", "--get-all", "core.hooksPath"],
+        None,
+    ) {
+        Ok(found) if !found.trim().is_empty() => {
+            let first = found.lines().next().unwrap_or_default().replace('\t', " ");
+            Err(format!(
+                "core.hooksPath is set ({first}), so git would not run the guard; unset it in every scope"
+            ))
+        }
+        Ok(_) => Ok(()),
+        // Exit 1 with nothing on stderr is git's "not set"; anything else is not an answer.
+        Err(e) if e.ends_with("exit status: 1") => Ok(()),
+        Err(e) => Err(format!("cannot read core.hooksPath: {e}")),
+    }
+}
+
+/// Runs the hook as git would, on a temporary index: it must pass on HEAD's own entries and
+/// refuse once a queue entry differs. A guard that passes both ways guards nothing.
+fn canary(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
+    let index = TempIndex::of_tree(root, git_dir, head)
+        .map_err(|e| format!("cannot build the canary index: {e}"))?;
+    let run = || {
+        git::bytes(
+            root,
+            &["hook", "run", "pre-commit"],
+            Some(index.path()),
+            None,
+        )
+    };
+    run().map_err(|e| {
+        format!(
+            "the guard refuses a commit that leaves the queue as HEAD has it ({e}); fix the guard"
+        )
+    })?;
+    let blob = git::blob(root, CANARY).map_err(|e| format!("cannot write the canary blob: {e}"))?;
+    index
+        .stage(root, QUEUE_PATHS[0], &blob)
+        .map_err(|e| format!("cannot stage the canary: {e}"))?;
+    if run().is_ok() {
+        return Err(String::from(
+            "the guard passed a commit that changes docs/plans/queue.json; reinstall it with `mosaic-queue install-hook`",
+        ));
+    }
+    Ok(())
+}
