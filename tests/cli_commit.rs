@@ -268,7 +268,9 @@ fn refuses_when_the_guard_is_not_installed_as_head_has_it() {
     std::fs::remove_file(&hook).unwrap();
     let line = refused(&repo, 2);
     assert!(
-        line.starts_with(&format!("mosaic-queue: the guard {shown} is not installed (")),
+        line.starts_with(&format!(
+            "mosaic-queue: the guard {shown} is not installed ("
+        )),
         "{line}"
     );
     assert!(line.ends_with(fix), "{line}");
@@ -460,5 +462,8 @@ fn a_queue_file_staged_before_update_ref_leaves_the_index_to_the_lead() {
     assert!(staged.contains(&blob));
     assert_eq!(repo.git(&["cat-file", "blob", &blob]), "staged meanwhile");
     no_temp_index(&repo);
-    assert!(!repo.path(".git/mosaic-queue.lock").exists(), "lock released");
+    assert!(
+        !repo.path(".git/mosaic-queue.lock").exists(),
+        "lock released"
+    );
 }
