@@ -467,3 +467,19 @@ fn a_queue_file_staged_before_update_ref_leaves_the_index_to_the_lead() {
         "lock released"
     );
 }
+
+#[test]
+fn a_guard_disabled_after_the_first_check_is_caught_before_publishing() {
+    let repo = ready("recheck");
+    let env = shim(
+        &repo,
+        "commit-tree",
+        "\"$GIT\" config core.hooksPath .githooks || exit 1",
+    );
+    let b = before(&repo);
+    assert_eq!(
+        commit(&repo, &["--by", "lead"], &env_refs(&env)).fails(2),
+        "mosaic-queue: core.hooksPath is set (file:.git/config .githooks), so git would not run the guard; unset it in every scope (checked again before publishing; nothing was published)"
+    );
+    published_nothing(&repo, &b);
+}
