@@ -333,17 +333,7 @@ Header.
 
 /// A checkout before genesis whose map was built from the committed `TABLE_MD`.
 fn mapped(name: &str) -> Repo {
-    let repo = Repo::bare(name);
-    repo.write("docs/plans/QUEUE.md", TABLE_MD);
-    repo.git(&["add", "docs/plans/QUEUE.md"]);
-    repo.git(&["commit", "-q", "-m", "the table with the map's columns"]);
-    let blob = repo.git(&["hash-object", "docs/plans/QUEUE.md"]);
-    std::fs::write(
-        repo.map_path(),
-        format!("# Migration map\n\nsource: docs/plans/QUEUE.md blob {blob}\n\n{MAP_TABLE}"),
-    )
-    .unwrap();
-    repo
+    Repo::bare_with(name, TABLE_MD, "the table with the map's columns")
 }
 
 /// map-check with QUEUE.md edited from `TABLE_MD` by `edit`: (exit, stdout, stderr).

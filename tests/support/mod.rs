@@ -177,6 +177,11 @@ impl Repo {
     /// A git repository on `main` with QUEUE.md committed and the map written beside it, but
     /// no genesis yet.
     pub fn bare(name: &str) -> Repo {
+        Repo::bare_with(name, QUEUE_MD, "QUEUE.md by hand")
+    }
+
+    /// Like `bare`, with `queue_md` as the committed QUEUE.md (the map is built from it).
+    pub fn bare_with(name: &str, queue_md: &str, message: &str) -> Repo {
         let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
         let base = std::env::temp_dir().join(format!(
             "mosaic-queue-e2e-{name}-{}-{n}",
@@ -193,9 +198,9 @@ impl Repo {
         repo.git(&["config", "user.name", "Test Seat"]);
         repo.git(&["config", "user.email", "seat@example.invalid"]);
         repo.git(&["config", "commit.gpgsign", "false"]);
-        repo.write("docs/plans/QUEUE.md", QUEUE_MD);
+        repo.write("docs/plans/QUEUE.md", queue_md);
         repo.git(&["add", "docs/plans/QUEUE.md"]);
-        repo.git(&["commit", "-q", "-m", "QUEUE.md by hand"]);
+        repo.git(&["commit", "-q", "-m", message]);
         let blob = repo.git(&["hash-object", "docs/plans/QUEUE.md"]);
         std::fs::write(
             repo.map_path(),
