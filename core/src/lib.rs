@@ -19,6 +19,7 @@ pub mod reader;
 pub mod render;
 pub mod replay;
 pub mod rules;
+pub mod snapshot;
 pub mod state;
 pub mod table;
 pub mod verbs;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::{BodyStatus, Queue, table};
+use mosaic_queue_core::snapshot::{self, SnapshotError};
 
 use super::snapshot::FILES;
 use super::{CliResult, Failure};
@@ -36,59 +36,30 @@ pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Fai
 }
 
 /// The same verdict on bytes already in hand: `base` is the base's bytes and how to name it.
-/// `commit` verifies its snapshot through here, so both paths give one verdict.
+/// `commit` verifies its snapshot through here, so both paths give one verdict; the decision
+/// itself is the core's `verify_snapshot`, which the wasm sandbox will run too.
 pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Result<String, Failure> {
-    let queue = Queue::verify(json).map_err(|e| Failure::new(2, format!("snapshot {e}")))?;
-    let rev = queue.revision();
-    let text =
-        std::str::from_utf8(md).map_err(|_| Failure::new(2, "snapshot QUEUE.md is not UTF-8"))?;
-    let body = table::body(text).map_err(|e| Failure::new(2, format!("snapshot QUEUE.md {e}")))?;
-    match queue.body_status(body) {
-        BodyStatus::Current => {}
-        BodyStatus::Stale { rev: old } => {
-            return Err(Failure::new(
-                2,
-                format!(
-                    "snapshot QUEUE.md is stale: rendered at rev {old}, queue.json is at rev {rev}"
-                ),
-            ));
-        }
-        BodyStatus::Unknown => {
-            return Err(Failure::new(
-                2,
-                "snapshot QUEUE.md's table is not a render of its queue.json",
-            ));
-        }
-    }
-    let Some((base_bytes, shown)) = base else {
-        return Ok(format!("ok verify --snapshot rev {rev}"));
-    };
-    let base = Queue::verify(base_bytes)
-        .map_err(|e| Failure::new(2, format!("the base {shown} is invalid: {e}")))?;
-    let base_rev = base.revision();
-    if base_rev > rev {
-        return Err(Failure::new(
-            2,
-            format!(
-                "the snapshot (rev {rev}) is behind the base {shown} (rev {base_rev}): history was lost"
+    let verdict = snapshot::verify_snapshot(json, md, base.map(|(b, _)| b)).map_err(|e| {
+        let shown = base.map_or("", |(_, s)| s);
+        let message = match e {
+            SnapshotError::BaseInvalid(inner) => format!("the base {shown} is invalid: {inner}"),
+            SnapshotError::Behind { revision, base } => format!(
+                "the snapshot (rev {revision}) is behind the base {shown} (rev {base}): history was lost"
             ),
-        ));
-    }
-    // Both files re-serialize byte for byte, so equal entries are equal canonical bytes, which
-    // is what the witness's digest chain hashes. Walking names the first difference.
-    let (ours, theirs) = (&queue.file().log, &base.file().log);
-    if let Some(i) = (0..theirs.len()).find(|&i| ours[i] != theirs[i]) {
-        return Err(Failure::new(
-            2,
-            format!(
-                "the snapshot's log differs from the base {shown} at rev {}: history was rewritten",
-                theirs[i].rev
+            SnapshotError::Diverged { rev } => format!(
+                "the snapshot's log differs from the base {shown} at rev {rev}: history was rewritten"
             ),
-        ));
-    }
-    Ok(format!(
-        "ok verify --snapshot rev {rev} (extends base rev {base_rev})"
-    ))
+            other => other.to_string(),
+        };
+        Failure::new(2, message)
+    })?;
+    Ok(match verdict.base_revision {
+        Some(base_rev) => format!(
+            "ok verify --snapshot rev {} (extends base rev {base_rev})",
+            verdict.revision
+        ),
+        None => format!("ok verify --snapshot rev {}", verdict.revision),
+    })
 }
 
 fn read(io: &dyn Io, path: &Path) -> Result<Vec<u8>, Failure> {
