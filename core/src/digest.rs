@@ -34,9 +34,15 @@ pub fn is_hex(s: &str, len: usize) -> bool {
 
 /// The hash chain over the first `upto` entries of `log`.
 pub fn log_digest(log: &[Entry], upto: usize) -> String {
-    let mut chain = [0u8; 32];
+    hex(&chain_from(log, 0, upto, [0u8; 32]))
+}
+
+/// The chain over `log[from..upto]` continued from `start`, the chain of the first `from`.
+fn chain_from(log: &[Entry], from: usize, upto: usize, start: [u8; 32]) -> [u8; 32] {
+    let mut chain = start;
     let mut buf = Vec::with_capacity(1024);
-    for entry in &log[..upto.min(log.len())] {
+    let upto = upto.min(log.len());
+    for entry in &log[from.min(upto)..upto] {
         buf.clear();
         canon::write_compact(entry, &mut buf);
         let mut h = Sha256::new();
@@ -44,14 +50,42 @@ pub fn log_digest(log: &[Entry], upto: usize) -> String {
         h.update(&buf);
         chain = h.finalize().into();
     }
-    hex(&chain)
+    chain
+}
+
+fn unhex(s: &str) -> Option<[u8; 32]> {
+    if !is_hex(s, 64) {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in s.as_bytes().chunks(2).enumerate() {
+        let digit = |b: u8| if b <= b'9' { b - b'0' } else { b - b'a' + 10 };
+        out[i] = digit(pair[0]) * 16 + digit(pair[1]);
+    }
+    Some(out)
 }
 
 /// The witness a write of `file` (whose canonical bytes hash to `file_sha`) leaves behind.
 pub fn witness_for(file: &QueueFile, file_sha: String, at: String) -> Witness {
+    witness_after(file, None, file_sha, at)
+}
+
+/// Like `witness_for`, continuing the chain from `prev` instead of from genesis. The caller
+/// must already have checked that `file` extends `prev` (`check_extends`): the prefix is
+/// taken on trust, which saves hashing the whole log a second time per write.
+pub fn witness_after(
+    file: &QueueFile,
+    prev: Option<&Witness>,
+    file_sha: String,
+    at: String,
+) -> Witness {
+    let start = prev
+        .filter(|w| w.revision <= file.revision)
+        .and_then(|w| Some((usize::try_from(w.revision).ok()?, unhex(&w.log_digest)?)));
+    let (from, seed) = start.unwrap_or((0, [0u8; 32]));
     Witness {
         revision: file.revision,
-        log_digest: log_digest(&file.log, file.log.len()),
+        log_digest: hex(&chain_from(&file.log, from, file.log.len(), seed)),
         file_sha,
         at,
     }
@@ -99,6 +133,13 @@ mod tests {
     #[test]
     fn empty_chain_is_zero() {
         assert_eq!(log_digest(&[], 0), "0".repeat(64));
+    }
+
+    #[test]
+    fn unhex_reverses_hex() {
+        let bytes: [u8; 32] = core::array::from_fn(|i| (i * 7) as u8);
+        assert_eq!(unhex(&hex(&bytes)), Some(bytes));
+        assert_eq!(unhex("zz"), None);
     }
 
     #[test]

@@ -207,6 +207,12 @@ impl Queue {
         digest::witness_for(&self.file, file_sha, at)
     }
 
+    /// The witness for these bytes, continuing the chain of `prev`, which the caller has
+    /// checked this file extends (`check_extends`); `None` hashes the whole log.
+    pub fn witness_after(&self, prev: Option<&Witness>, file_sha: String, at: String) -> Witness {
+        digest::witness_after(&self.file, prev, file_sha, at)
+    }
+
     /// Checks that this file extends `witness` (no lost or rewritten history).
     pub fn check_extends(&self, file_sha: &str, witness: &Witness) -> Result<(), WitnessError> {
         digest::check_extends(&self.file, file_sha, witness)

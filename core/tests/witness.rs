@@ -90,3 +90,25 @@ fn body_status_tells_current_stale_and_unknown() {
     }
     assert_eq!(late.body_status("| hand | edit |\n"), BodyStatus::Unknown);
 }
+
+#[test]
+fn a_witness_continued_from_an_earlier_one_equals_one_hashed_from_genesis() {
+    let early = basic_after(6);
+    let late = basic_after(20);
+    let prev = witness_of(&early);
+    let sha = sha256_hex(&late.to_bytes());
+    let full = late.witness(sha.clone(), AT.into());
+    assert_eq!(
+        late.witness_after(Some(&prev), sha.clone(), AT.into()),
+        full
+    );
+    assert_eq!(late.witness_after(None, sha.clone(), AT.into()), full);
+    // A witness from ahead of the file is not continued from.
+    let ahead = witness_of(&basic_after(25));
+    assert_eq!(
+        early
+            .witness_after(Some(&ahead), sha256_hex(&early.to_bytes()), AT.into())
+            .log_digest,
+        prev.log_digest
+    );
+}

@@ -86,7 +86,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                         source,
                     })?;
                 store::sweep_temps(&io, &paths);
-                store::write_witness(&io, &paths, &loaded.queue, &loaded.sha, &at)?;
+                store::write_witness(&io, &paths, &loaded.queue, None, &loaded.sha, &at)?;
             }
             super::out_receipt(&receipt)?;
         }

@@ -128,6 +128,7 @@ fn confirm(io: &dyn Io, paths: &Paths, loaded: &Loaded, at: &str) -> Result<(), 
             source,
         })?;
     store::sweep_temps(io, paths);
-    store::write_witness(io, paths, &loaded.queue, &loaded.sha, at)?;
+    // Loaded unchecked: the chain is hashed from genesis, not continued from the old witness.
+    store::write_witness(io, paths, &loaded.queue, None, &loaded.sha, at)?;
     Ok(())
 }

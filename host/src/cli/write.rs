@@ -84,7 +84,14 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
                         step: "fsync of docs/plans",
                         source,
                     })?;
-                store::write_witness(&io, paths, &loaded.queue, &loaded.sha, &at)?;
+                store::write_witness(
+                    &io,
+                    paths,
+                    &loaded.queue,
+                    loaded.checked_witness(),
+                    &loaded.sha,
+                    &at,
+                )?;
             }
             finish_table(&io, paths, &loaded.queue)?;
             super::out_receipt(&receipt)?;

@@ -111,9 +111,17 @@ pub struct Loaded {
     pub sha: String,
     pub queue: Queue,
     pub witness: Option<Witness>,
+    /// Whether `load` checked that the file extends `witness`; only then may a new witness
+    /// continue the old one's hash chain.
+    pub extends_witness: bool,
 }
 
 impl Loaded {
+    /// The witness a new one may continue the hash chain from: only one `load` checked.
+    pub fn checked_witness(&self) -> Option<&Witness> {
+        self.witness.as_ref().filter(|_| self.extends_witness)
+    }
+
     /// Whether the file holds revisions the witness has not confirmed durable.
     pub fn ahead_of_witness(&self) -> bool {
         self.witness
@@ -160,9 +168,10 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
 /// Reads the witness, then queue.json; verifies the file and that it extends the witness.
 /// A missing witness is allowed here; the caller decides what it means.
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
-    let loaded = load_unchecked(io, paths)?;
+    let mut loaded = load_unchecked(io, paths)?;
     if let Some(w) = &loaded.witness {
         loaded.queue.check_extends(&loaded.sha, w)?;
+        loaded.extends_witness = true;
     }
     Ok(loaded)
 }
@@ -181,5 +190,6 @@ pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> 
         sha,
         queue,
         witness,
+        extends_witness: false,
     })
 }

@@ -66,15 +66,18 @@ fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std
     Ok(())
 }
 
-/// Writes the witness for the file now on disk and makes it durable.
+/// Writes the witness for the file now on disk and makes it durable. `prev` is a witness the
+/// file was checked to extend (by `load`); the hash chain then continues from it instead of
+/// hashing the whole log again. Pass `None` when nothing was checked.
 pub fn write_witness(
     io: &dyn Io,
     paths: &Paths,
     queue: &Queue,
+    prev: Option<&Witness>,
     file_sha: &str,
     at: &str,
 ) -> Result<Witness, StoreError> {
-    let witness = queue.witness(file_sha.to_owned(), at.to_owned());
+    let witness = queue.witness_after(prev, file_sha.to_owned(), at.to_owned());
     let rev = queue.revision();
     let not_durable = |step| move |source| StoreError::NotDurable { rev, step, source };
     replace(io, &paths.witness, &to_canonical(&witness), "witness")
@@ -124,7 +127,7 @@ pub fn commit(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, new, &sha, at)?;
+    let witness = write_witness(io, paths, new, loaded.checked_witness(), &sha, at)?;
     write_table(io, paths, new, md).map_err(|source| StoreError::NotDurable {
         rev,
         step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
@@ -162,7 +165,7 @@ pub fn create(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, queue, &sha, at)?;
+    let witness = write_witness(io, paths, queue, None, &sha, at)?;
     write_table(io, paths, queue, md).map_err(|source| StoreError::NotDurable {
         rev,
         step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
