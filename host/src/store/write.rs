@@ -3,7 +3,7 @@
 //! directory fsync and then the witness make it durable; the table follows. Only then may the
 //! caller print the receipt (acknowledged). `docs/durability.md` explains each step.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::sha256_hex;
@@ -99,14 +99,7 @@ pub fn commit(
     md: &str,
     at: &str,
 ) -> Result<Committed, StoreError> {
-    sweep_temps(io, paths);
-    let bytes = new.to_bytes();
-    let sha = sha256_hex(&bytes);
-    let temp = temp_beside(&paths.queue_json);
-    let _ = io.remove(&temp);
-    io.create_synced(&temp, &bytes)
-        .map_err(io_err("write", &temp))?;
-    seam::step("queue-temp-written");
+    let (temp, bytes) = stage(io, paths, new)?;
     let on_disk = io
         .read(&paths.queue_json)
         .map_err(io_err("re-read", &paths.queue_json))?;
@@ -119,21 +112,7 @@ pub fn commit(
         return Err(io_err("rename over", &paths.queue_json)(e));
     }
     seam::step("queue-renamed");
-    let rev = new.revision();
-    io.sync_dir(&paths.plans)
-        .map_err(|source| StoreError::NotDurable {
-            rev,
-            step: "fsync of docs/plans",
-            source,
-        })?;
-    seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, new, loaded.checked_witness(), &sha, at)?;
-    write_table(io, paths, new, md).map_err(|source| StoreError::NotDurable {
-        rev,
-        step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
-        source,
-    })?;
-    Ok(Committed { rev, witness })
+    settle(io, paths, new, loaded.checked_witness(), &bytes, md, at)
 }
 
 /// Writes the first queue.json (genesis). The file is linked into place, never renamed, so a
@@ -145,18 +124,37 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Committed, StoreError> {
+    let (temp, bytes) = stage(io, paths, queue)?;
+    let linked = io.link(&temp, &paths.queue_json);
+    let _ = io.remove(&temp);
+    linked.map_err(io_err("create", &paths.queue_json))?;
+    seam::step("queue-renamed");
+    settle(io, paths, queue, None, &bytes, md, at)
+}
+
+/// Before the new file is visible: sweep leftovers, write and fsync the temp file.
+fn stage(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<(PathBuf, Vec<u8>), StoreError> {
     sweep_temps(io, paths);
     let bytes = queue.to_bytes();
-    let sha = sha256_hex(&bytes);
     let temp = temp_beside(&paths.queue_json);
     let _ = io.remove(&temp);
     io.create_synced(&temp, &bytes)
         .map_err(io_err("write", &temp))?;
     seam::step("queue-temp-written");
-    let linked = io.link(&temp, &paths.queue_json);
-    let _ = io.remove(&temp);
-    linked.map_err(io_err("create", &paths.queue_json))?;
-    seam::step("queue-renamed");
+    Ok((temp, bytes))
+}
+
+/// After the new file is visible: the directory fsync and the witness (durable), then the
+/// table. A failure from here on leaves the revision visible but unacknowledged (exit 3).
+fn settle(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    prev: Option<&Witness>,
+    bytes: &[u8],
+    md: &str,
+    at: &str,
+) -> Result<Committed, StoreError> {
     let rev = queue.revision();
     io.sync_dir(&paths.plans)
         .map_err(|source| StoreError::NotDurable {
@@ -165,7 +163,7 @@ pub fn create(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, queue, None, &sha, at)?;
+    let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at)?;
     write_table(io, paths, queue, md).map_err(|source| StoreError::NotDurable {
         rev,
         step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
