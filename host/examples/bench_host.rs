@@ -12,10 +12,7 @@ use std::time::{Duration, Instant};
 use mosaic_queue::clock;
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::entry::{
-    AssignArgs, GenesisArgs, IdArgs, MapRow, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,
-};
-use mosaic_queue_core::{Command, Outcome, Queue, Status, table};
+use mosaic_queue_core::table;
 
 // ---- targets ----
 
@@ -226,159 +223,13 @@ fn small_checkout(bin: &Path, base: &Path, rows: u64) -> Cli {
     cli
 }
 
-// ---- the generator: seats doing plausible things on a few dozen rows, never refused ----
+#[path = "../../core/examples/support/workload.rs"]
+mod workload;
 
-struct Rng(u64);
+use workload::{Origin, Shape, Sim};
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
-const WORKERS: &[&str] = &["darkwing", "filbert", "flicker", "gizmo", "launchpad"];
-const NOTES: &[&str] = &[
-    "first draft pushed, tests pending",
-    "waiting on CI for the wasm build",
-    "rebased on main",
-    "needs a second look at the receipt text",
-];
-const REASONS: &[&str] = &[
-    "waiting for review",
-    "CI runner is down",
-    "needs a decision",
-];
-const GATES: &[&str] = &["jason", "sage", "CI green"];
-/// Rows in genesis: the queue's size stays flat, only the log grows.
+/// Rows in the generated queue: it stays flat, only the log grows.
 const GEN_ROWS: u64 = 40;
-
-/// 2025-01-01T00:00:00.000Z in milliseconds since the Unix epoch: generated entries are dated
-/// from there, a few seconds apart.
-const GEN_EPOCH_MS: i64 = 1_735_689_600_000;
-
-struct Sim {
-    queue: Queue,
-    rng: Rng,
-    clock_ms: i64,
-}
-
-impl Sim {
-    fn new(root: &Path, blob: &str) -> Sim {
-        let rows: Vec<MapRow> = (1..=GEN_ROWS)
-            .map(|id| MapRow {
-                id,
-                piece: format!("Piece {id}"),
-                owner: None,
-                status: Status::Queued,
-                gate: None,
-                issues: vec![1000 + id],
-                note: None,
-            })
-            .collect();
-        let args = GenesisArgs {
-            branch: String::from("main"),
-            root: root.to_string_lossy().into_owned(),
-            source: blob.to_owned(),
-            rows,
-            legacy_view: table::body(QUEUE_MD)
-                .expect("QUEUE_MD has markers")
-                .to_owned(),
-        };
-        let at = clock::format_millis(GEN_EPOCH_MS);
-        let (queue, _) = Queue::genesis(args, "gen-genesis", "jason", &at)
-            .unwrap_or_else(|e| panic!("bench bug: genesis refused: {e}"));
-        Sim {
-            queue,
-            rng: Rng(0x9e37_79b9_7f4a_7c15),
-            clock_ms: GEN_EPOCH_MS,
-        }
-    }
-
-    /// Appends exactly one entry.
-    fn step(&mut self) {
-        let n = self.queue.revision() + 1;
-        let rows = self.queue.rows();
-        let row = &rows[self.rng.below(rows.len())];
-        let (id, status, owner) = (row.id, row.status, row.owner.clone());
-        let roll = self.rng.below(100);
-        let worker = self.rng.pick(WORKERS);
-        let mv = |to: Status, reason: Option<String>| {
-            Command::Move(MoveArgs {
-                id,
-                to,
-                reason,
-                candidate: None,
-                issue: None,
-                evidence: None,
-            })
-        };
-        let assign = |owner: &str| {
-            Command::Assign(AssignArgs {
-                id,
-                owner: owner.to_owned(),
-            })
-        };
-        let (cmd, by, kind) = match (status, owner.as_deref()) {
-            (Status::Queued, None) if roll < 70 => (mv(Status::InProgress, None), worker, "start"),
-            (Status::Queued, None) => (assign(worker), "lead", "assign"),
-            (Status::Queued, Some(w)) => (mv(Status::InProgress, None), w, "start"),
-            (Status::InProgress, Some(w)) => match roll {
-                0..40 => (self.note(id), w, "note"),
-                40..50 => {
-                    let gate = Some(self.rng.pick(GATES).to_owned());
-                    let cmd = Command::Set(SetArgs {
-                        id,
-                        field: SetField::Gate,
-                        value: SetValue::Text(gate),
-                        reason: None,
-                    });
-                    (cmd, w, "gate")
-                }
-                50..65 => {
-                    let reason = Some(self.rng.pick(REASONS).to_owned());
-                    (mv(Status::Blocked, reason), w, "block")
-                }
-                65..80 => (Command::Release(IdArgs { id }), w, "release"),
-                _ => (self.note(id), "lead", "lead-note"),
-            },
-            (Status::Blocked, Some(w)) if roll < 60 => (mv(Status::InProgress, None), w, "unblock"),
-            (Status::Blocked, Some(w)) => (self.note(id), w, "note"),
-            _ => (self.note(id), "lead", "lead-note"),
-        };
-        let op = format!("{by}-{id}-{kind}-{n}");
-        self.clock_ms += 200 + self.rng.below(5_000) as i64;
-        let at = clock::format_millis(self.clock_ms);
-        match self.queue.execute(&cmd, &op, by, &at) {
-            Ok(Outcome::Applied { .. }) => {}
-            Ok(Outcome::Recorded { rev, .. }) => {
-                panic!("bench bug: {op} was already recorded at rev {rev}")
-            }
-            Err(e) => panic!("bench bug: {op} by {by} refused: {e} ({cmd:?})"),
-        }
-    }
-
-    fn note(&mut self, id: u64) -> Command {
-        let text = format!("{} ({})", self.rng.pick(NOTES), self.rng.below(1000));
-        Command::Note(NoteArgs {
-            id,
-            text: Some(text),
-        })
-    }
-}
 
 /// A canonical checkout whose queue.json holds `entries` log entries generated in-process,
 /// committed, with a witness for it and one real write through the CLI on top (which leaves
@@ -386,7 +237,20 @@ impl Sim {
 fn generated_checkout(bin: &Path, base: &Path, entries: u64) -> (Cli, usize, Duration) {
     let (root, blob) = new_repo(base, &format!("log-{entries}"));
     let t = Instant::now();
-    let mut sim = Sim::new(&root, &blob);
+    let mut sim = Sim::new(
+        Shape {
+            genesis_rows: GEN_ROWS,
+            max_rows: GEN_ROWS as usize,
+            add_every: u64::MAX,
+        },
+        Origin {
+            root: root.to_string_lossy().into_owned(),
+            source: blob,
+            legacy_view: table::body(QUEUE_MD)
+                .expect("QUEUE_MD has markers")
+                .to_owned(),
+        },
+    );
     while sim.queue.revision() < entries {
         sim.step();
     }
