@@ -1,0 +1,1 @@
+//! wasm-bindgen exports for Node (filled in by the node-shim work).
