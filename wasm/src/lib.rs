@@ -1,9 +1,7 @@
 //! The queue core for WebAssembly. `node` exports the core API through wasm-bindgen for the
 //! Node shim; `sandbox` exports plain functions over byte buffers, with no imports at all, for
 //! the host's wasmtime runner. The two are built separately, never into one module.
-#![no_std]
-
-extern crate alloc;
+// std on wasm32-unknown-unknown brings the allocator and panic handler and imports nothing.
 
 #[cfg(feature = "node")]
 mod node;
