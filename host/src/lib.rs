@@ -6,6 +6,7 @@ pub mod checkout;
 pub mod cli;
 pub mod clock;
 pub mod commit;
+pub mod creds;
 pub mod git;
 pub mod io;
 pub mod seam;
