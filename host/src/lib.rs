@@ -8,6 +8,7 @@ pub mod clock;
 pub mod commit;
 pub mod creds;
 pub mod git;
+pub mod gitea;
 pub mod io;
 pub mod seam;
 pub mod store;

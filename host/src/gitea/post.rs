@@ -1,0 +1,271 @@
+//! Posting the review request comment: the token checks, `GET /user` naming the seat's login,
+//! then one POST, classified by the contract (posted exit 0, failed exit 1, uncertain exit 3).
+//! Each outcome carries a fixed `detail` for the queue log and a one-line message for stderr.
+
+use super::GiteaConfig;
+use super::exchange::{Answer, Exchange, Transport};
+use crate::creds::read_token;
+
+/// What the transport said about one review request comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostOutcome {
+    /// 201 with a numeric comment id.
+    Posted { status: u16, comment_id: u64 },
+    /// Nothing was posted: a pre-send check failed or Gitea rejected the POST (exit 1).
+    Failed {
+        status: Option<u16>,
+        detail: &'static str,
+        message: String,
+    },
+    /// The comment may or may not exist (exit 3).
+    Uncertain {
+        status: Option<u16>,
+        detail: &'static str,
+        message: String,
+    },
+}
+
+impl PostOutcome {
+    /// The contract's exit code for this outcome.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            PostOutcome::Posted { .. } => 0,
+            PostOutcome::Failed { .. } => 1,
+            PostOutcome::Uncertain { .. } => 3,
+        }
+    }
+}
+
+/// Statuses that say Gitea refused the comment, so it does not exist.
+const REJECTED: [u16; 5] = [400, 401, 403, 404, 422];
+
+/// Posts `body` as a comment on `issue`, as `login`, within `cfg.deadline`.
+pub fn post_comment(cfg: &GiteaConfig, login: &str, issue: u64, body: &str) -> PostOutcome {
+    if let Err(e) = cfg.check() {
+        return failed(None, "config-invalid", e.to_string());
+    }
+    if issue == 0 {
+        return failed(
+            None,
+            "issue-invalid",
+            "issue 0 does not exist; name the round's issue".into(),
+        );
+    }
+    let token = match read_token(&cfg.credential_file, login) {
+        Ok(t) => t,
+        Err(e) => return failed(None, "credentials-refused", e.to_string()),
+    };
+    let exchange = Exchange::start(cfg.deadline, &token);
+    drop(token);
+    let exchange = match exchange {
+        Ok(x) => x,
+        Err(_) => {
+            return failed(
+                None,
+                "credentials-refused",
+                "the token file's token cannot be sent in a header".into(),
+            );
+        }
+    };
+
+    let user_url = cfg.api("/user");
+    if let Some(refusal) = check_user(&exchange, &user_url, login, cfg) {
+        return refusal;
+    }
+    if exchange.remaining().is_none() {
+        return failed(
+            None,
+            "deadline-before-post",
+            format!(
+                "the {} ms deadline passed before the POST; nothing was posted, retry with a new op when Gitea answers faster",
+                cfg.deadline.as_millis()
+            ),
+        );
+    }
+
+    let url = cfg.repo_api(&format!("/issues/{issue}/comments"));
+    let Ok(json) = serde_json::to_vec(&serde_json::json!({ "body": body })) else {
+        return failed(
+            None,
+            "body-invalid",
+            "the comment body cannot be sent as JSON".into(),
+        );
+    };
+    classify_post(exchange.post_json(&url, &json), issue, cfg)
+}
+
+/// `None` when Gitea says the token is `login`'s; otherwise the Failed outcome.
+fn check_user(
+    exchange: &Exchange,
+    url: &str,
+    login: &str,
+    cfg: &GiteaConfig,
+) -> Option<PostOutcome> {
+    let file = cfg.credential_file.display();
+    let answer = match exchange.get(url) {
+        Ok(a) => a,
+        Err(t) => return Some(user_transport(None, t, cfg)),
+    };
+    let Answer { status, body } = answer;
+    match status {
+        200 => {}
+        401 | 403 => {
+            return Some(failed(
+                Some(status),
+                "user-unauthorized",
+                format!(
+                    "Gitea answered {status} to GET /api/v1/user: it does not accept the token in {file}; replace it with a valid token for {login}"
+                ),
+            ));
+        }
+        _ => {
+            return Some(failed(
+                Some(status),
+                "user-status",
+                format!(
+                    "Gitea answered {status} to GET /api/v1/user; nothing was posted, check the instance and retry with a new op"
+                ),
+            ));
+        }
+    }
+    let body = match body {
+        Ok(b) => b,
+        Err(t) => return Some(user_transport(Some(status), t, cfg)),
+    };
+    let named = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v.get("login").and_then(|l| l.as_str()).map(str::to_owned));
+    match named {
+        Some(l) if l == login => None,
+        Some(other) => Some(failed(
+            Some(status),
+            "user-other-login",
+            format!(
+                "the token in {file} belongs to Gitea user {:?}, not {login}; use {login}'s own token file",
+                other.chars().take(64).collect::<String>()
+            ),
+        )),
+        None => Some(failed(
+            Some(status),
+            "user-unparsable",
+            "Gitea's answer to GET /api/v1/user names no login; nothing was posted, check MOSAIC_GITEA_URL".into(),
+        )),
+    }
+}
+
+fn user_transport(status: Option<u16>, t: Transport, cfg: &GiteaConfig) -> PostOutcome {
+    match t {
+        Transport::Deadline => failed(
+            status,
+            "user-deadline",
+            format!(
+                "GET /api/v1/user did not finish within {} ms; nothing was posted, retry with a new op when Gitea answers",
+                cfg.deadline.as_millis()
+            ),
+        ),
+        Transport::Failed(why) => failed(
+            status,
+            "user-transport",
+            format!(
+                "no answer from Gitea at {} to GET /api/v1/user ({why}); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op",
+                cfg.url
+            ),
+        ),
+    }
+}
+
+/// The contract's classification of the POST's answer.
+fn classify_post(sent: Result<Answer, Transport>, issue: u64, cfg: &GiteaConfig) -> PostOutcome {
+    let answer = match sent {
+        Ok(a) => a,
+        Err(Transport::Deadline) => {
+            let why = format!("no answer within {} ms", cfg.deadline.as_millis());
+            return uncertain(None, "post-deadline", issue, &why);
+        }
+        Err(Transport::Failed(why)) => return uncertain(None, "post-transport", issue, &why),
+    };
+    let status = answer.status;
+    if REJECTED.contains(&status) {
+        return failed(
+            Some(status),
+            "post-rejected",
+            format!(
+                "Gitea refused the comment on issue #{issue} with {status}; nothing was posted, fix the cause (token scope, issue, repository) and run review request"
+            ),
+        );
+    }
+    if status != 201 {
+        let why = format!("Gitea answered {status}, not 201");
+        return uncertain(Some(status), "post-status", issue, &why);
+    }
+    match answer.body {
+        Ok(bytes) => match comment_id(&bytes) {
+            Some(id) => PostOutcome::Posted {
+                status,
+                comment_id: id,
+            },
+            None => uncertain(
+                Some(status),
+                "post-created-without-id",
+                issue,
+                "201 without a comment id",
+            ),
+        },
+        Err(Transport::Deadline) => uncertain(
+            Some(status),
+            "post-deadline",
+            issue,
+            "201, but the body did not arrive before the deadline",
+        ),
+        Err(Transport::Failed(why)) => {
+            let why = format!("201, but the body was cut off: {why}");
+            uncertain(Some(status), "post-transport", issue, &why)
+        }
+    }
+}
+
+/// The positive integer `id` of a Comment body.
+fn comment_id(bytes: &[u8]) -> Option<u64> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    value.get("id")?.as_u64().filter(|&id| id > 0)
+}
+
+fn failed(status: Option<u16>, detail: &'static str, message: String) -> PostOutcome {
+    PostOutcome::Failed {
+        status,
+        detail,
+        message,
+    }
+}
+
+fn uncertain(status: Option<u16>, detail: &'static str, issue: u64, why: &str) -> PostOutcome {
+    PostOutcome::Uncertain {
+        status,
+        detail,
+        message: format!(
+            "the review request comment on issue #{issue} may or may not exist ({why}); look on the issue for it, then run review resolve with its id, or review abandon if it is not there"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comment_id_needs_a_positive_integer() {
+        assert_eq!(comment_id(br#"{"id": 7, "body": "x"}"#), Some(7));
+        for body in [
+            &br#"{"body": "x"}"#[..],
+            br#"{"id": "7"}"#,
+            br#"{"id": 0}"#,
+            br#"{"id": -3}"#,
+            br#"{"id": 1.5}"#,
+            br#"[7]"#,
+            b"not json",
+            b"",
+        ] {
+            assert_eq!(comment_id(body), None, "{}", String::from_utf8_lossy(body));
+        }
+    }
+}
