@@ -175,6 +175,8 @@ fn a_201_with_an_id_is_posted_once_after_get_user() {
     );
     assert_eq!(s.fake.posts(), 1);
     assert_eq!(s.fake.requests(Endpoint::User), 1);
+    // A new connection per request: GET user, the POST, the fetch.
+    assert_eq!(s.fake.connections(), 3);
     let seen = s.fake.seen();
     let shape: Vec<(&str, &str)> = seen.iter().map(|r| (&*r.method, &*r.path)).collect();
     assert_eq!(
