@@ -8,7 +8,7 @@ use core::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Status, Witness};
+use crate::model::{Status, VerdictKind, Witness};
 
 /// The semantics version this core writes: 2, review requests (piece D).
 pub const CURRENT_SEMANTICS: u8 = 2;
@@ -39,6 +39,11 @@ pub enum Verb {
     Note,
     Set,
     AcceptHistory,
+    ReviewRequest,
+    ReviewOutcome,
+    ReviewResolve,
+    ReviewAbandon,
+    ReviewRecord,
 }
 
 impl Verb {
@@ -52,6 +57,11 @@ impl Verb {
             Verb::Note => "note",
             Verb::Set => "set",
             Verb::AcceptHistory => "accept-history",
+            Verb::ReviewRequest => "review-request",
+            Verb::ReviewOutcome => "review-outcome",
+            Verb::ReviewResolve => "review-resolve",
+            Verb::ReviewAbandon => "review-abandon",
+            Verb::ReviewRecord => "review-record",
         }
     }
 }
@@ -74,6 +84,11 @@ pub enum Args {
     Note(NoteArgs),
     Set(SetArgs),
     AcceptHistory(AcceptHistoryArgs),
+    ReviewRequest(IdArgs),
+    ReviewOutcome(OutcomeArgs),
+    ReviewResolve(ResolveArgs),
+    ReviewAbandon(AbandonArgs),
+    ReviewRecord(RecordArgs),
 }
 
 impl Args {
@@ -87,6 +102,11 @@ impl Args {
             Args::Note(_) => Verb::Note,
             Args::Set(_) => Verb::Set,
             Args::AcceptHistory(_) => Verb::AcceptHistory,
+            Args::ReviewRequest(_) => Verb::ReviewRequest,
+            Args::ReviewOutcome(_) => Verb::ReviewOutcome,
+            Args::ReviewResolve(_) => Verb::ReviewResolve,
+            Args::ReviewAbandon(_) => Verb::ReviewAbandon,
+            Args::ReviewRecord(_) => Verb::ReviewRecord,
         }
     }
 }
@@ -141,6 +161,10 @@ pub struct MoveArgs {
     pub reason: Option<String>,
     #[serde(default)]
     pub candidate: Option<String>,
+    /// The manifest's text when the candidate is `sha256:`: the queue keeps it so that
+    /// `review verify-commit` can check a tree against it later.
+    #[serde(default)]
+    pub manifest: Option<String>,
     #[serde(default)]
     pub issue: Option<u64>,
     #[serde(default)]
@@ -276,6 +300,68 @@ pub struct AcceptHistoryArgs {
     pub notice: String,
 }
 
+/// What the transport said about one request attempt: the entry `<op>.outcome`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct OutcomeArgs {
+    pub id: u64,
+    /// The op of the attempt this outcome answers.
+    pub attempt: String,
+    pub result: Delivery,
+    /// The HTTP status, when one came back.
+    pub status: Option<u16>,
+    /// A fixed description chosen by the host; never a response body.
+    pub detail: String,
+    pub comment: Option<u64>,
+}
+
+/// The three things a transport can report about a POST.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Delivery {
+    Posted,
+    Failed,
+    Uncertain,
+}
+
+impl Delivery {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::Posted => "posted",
+            Delivery::Failed => "failed",
+            Delivery::Uncertain => "uncertain",
+        }
+    }
+}
+
+/// `review resolve ID OP --comment N`: the comment a person found for attempt `attempt`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResolveArgs {
+    pub id: u64,
+    pub attempt: String,
+    pub comment: u64,
+}
+
+/// `review abandon ID OP --reason TEXT --yes`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AbandonArgs {
+    pub id: u64,
+    pub attempt: String,
+    pub reason: String,
+}
+
+/// `review record ID --verdict approve|changes --comment N --candidate DIGEST`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RecordArgs {
+    pub id: u64,
+    pub verdict: VerdictKind,
+    pub comment: u64,
+    pub candidate: String,
+}
+
 // ---- deserialization of Entry: `args` is typed by the `verb` read before it ----
 
 #[derive(Deserialize)]
@@ -318,6 +404,11 @@ impl<'de> DeserializeSeed<'de> for ArgsSeed {
             Verb::Note => Args::Note(NoteArgs::deserialize(d)?),
             Verb::Set => Args::Set(SetArgs::deserialize(d)?),
             Verb::AcceptHistory => Args::AcceptHistory(AcceptHistoryArgs::deserialize(d)?),
+            Verb::ReviewRequest => Args::ReviewRequest(IdArgs::deserialize(d)?),
+            Verb::ReviewOutcome => Args::ReviewOutcome(OutcomeArgs::deserialize(d)?),
+            Verb::ReviewResolve => Args::ReviewResolve(ResolveArgs::deserialize(d)?),
+            Verb::ReviewAbandon => Args::ReviewAbandon(AbandonArgs::deserialize(d)?),
+            Verb::ReviewRecord => Args::ReviewRecord(RecordArgs::deserialize(d)?),
         })
     }
 }

@@ -179,10 +179,6 @@ pub enum VerbError {
     )]
     IssueNotListed { id: u64, issue: u64, issues: String },
     #[error(
-        "row {id} has reviewers, so in-review posts a review request; this build has no review workflow yet"
-    )]
-    ReviewRequestUnavailable { id: u64 },
-    #[error(
         "moving row {id} to done from a round that posted nothing needs --evidence comment=<id>,round=<n>,candidate=<digest>"
     )]
     EvidenceRequired { id: u64 },
@@ -198,6 +194,8 @@ pub enum VerbError {
     NeedsConfirmation { what: &'static str },
     #[error("the migration map is invalid: {0}")]
     Map(#[from] MapError),
+    #[error(transparent)]
+    Review(#[from] ReviewError),
 }
 
 impl VerbError {
@@ -231,7 +229,6 @@ impl VerbError {
             VerbError::NoIssues { .. } => "no-issues",
             VerbError::IssueRequired { .. } => "issue-required",
             VerbError::IssueNotListed { .. } => "issue-not-listed",
-            VerbError::ReviewRequestUnavailable { .. } => "review-request-unavailable",
             VerbError::EvidenceRequired { .. } => "evidence-required",
             VerbError::EvidenceMismatch { .. } => "evidence-mismatch",
             VerbError::EvidenceNotAllowed => "evidence-not-allowed",
@@ -239,6 +236,138 @@ impl VerbError {
             VerbError::UnknownSemantics { .. } => "unknown-semantics",
             VerbError::NeedsConfirmation { .. } => "needs-confirmation",
             VerbError::Map(_) => "bad-map",
+            VerbError::Review(e) => e.kind(),
+        }
+    }
+}
+
+/// A review step breaks the review rules: rounds, request attempts, outcomes, verdicts,
+/// manifests, or the comment a resolve names.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum ReviewError {
+    #[error(
+        "{verb} entries need semantics 2 (review requests); semantics {semantics} predates them"
+    )]
+    NeedsSemantics2 { verb: &'static str, semantics: u8 },
+    #[error("row {id} is {status}; review {what} needs it in-review")]
+    NotInReview {
+        id: u64,
+        status: Status,
+        what: &'static str,
+    },
+    #[error("row {id} has no review round; `move {id} in-review --candidate …` opens one")]
+    NoRound { id: u64 },
+    #[error(
+        "row {id} round {round} posts no request (the row had no reviewers when it opened); nothing to request"
+    )]
+    NotRequestRound { id: u64, round: u32 },
+    #[error(
+        "row {id} has an unresolved request: {attempt} is {state} on issue #{issue}; look there for a comment carrying <!-- mosaic-queue-op: {attempt} -->, then run `review resolve {id} {attempt} --comment N`, or have jason or sage run `review abandon {id} {attempt} --reason TEXT --yes`"
+    )]
+    Unresolved {
+        id: u64,
+        attempt: String,
+        state: &'static str,
+        issue: u64,
+    },
+    #[error(
+        "row {id} round {round} already has request {attempt} ({state}); `review request` makes a new attempt only after a failed or abandoned one"
+    )]
+    NotRetryable {
+        id: u64,
+        round: u32,
+        attempt: String,
+        state: &'static str,
+    },
+    #[error("row {id} has no request attempt {attempt}; `mosaic-queue show {id}` lists its rounds")]
+    NoSuchAttempt { id: u64, attempt: String },
+    #[error(
+        "the outcome of attempt {attempt} must be logged as op `{attempt}.outcome`, not {op:?}"
+    )]
+    OutcomeOp { op: String, attempt: String },
+    #[error("the outcome of attempt {attempt} is logged by its requester {requester}, not {actor}")]
+    OutcomeActor {
+        attempt: String,
+        requester: String,
+        actor: String,
+    },
+    #[error("an outcome {result} {why}")]
+    OutcomeShape {
+        result: &'static str,
+        why: &'static str,
+    },
+    #[error("attempt {attempt} already has its outcome ({state})")]
+    OutcomeTwice {
+        attempt: String,
+        state: &'static str,
+    },
+    #[error(
+        "attempt {attempt} is {state}; resolve records a comment for a requesting, uncertain, conflicting or abandoned attempt"
+    )]
+    CannotResolve {
+        attempt: String,
+        state: &'static str,
+    },
+    #[error(
+        "attempt {attempt} is {state}; abandon applies to a requesting or uncertain attempt (a conflict has a comment: resolve it)"
+    )]
+    CannotAbandon {
+        attempt: String,
+        state: &'static str,
+    },
+    #[error(
+        "{by} already recorded a verdict on row {id} round {round}; one per reviewer per round"
+    )]
+    VerdictTwice { id: u64, round: u32, by: String },
+    #[error("--candidate {given} is not row {id} round {round}'s candidate {expected}")]
+    CandidateMismatch {
+        id: u64,
+        round: u32,
+        given: String,
+        expected: String,
+    },
+    #[error("comment ids are positive integers; got {value}")]
+    BadComment { value: u64 },
+    #[error("the manifest is invalid at line {line}: {why}")]
+    Manifest { line: usize, why: &'static str },
+    #[error("the manifest hashes to {found}, not the candidate {expected}")]
+    ManifestDigest { expected: String, found: String },
+    #[error("candidate {candidate}: {why}")]
+    ManifestPresence {
+        candidate: String,
+        why: &'static str,
+    },
+    #[error("comment {comment} does not answer attempt {attempt}: {why}")]
+    WrongComment {
+        comment: u64,
+        attempt: String,
+        why: String,
+    },
+}
+
+impl ReviewError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ReviewError::NeedsSemantics2 { .. } => "review-needs-semantics-2",
+            ReviewError::NotInReview { .. } => "not-in-review",
+            ReviewError::NoRound { .. } => "no-round",
+            ReviewError::NotRequestRound { .. } => "not-request-round",
+            ReviewError::Unresolved { .. } => "unresolved-request",
+            ReviewError::NotRetryable { .. } => "not-retryable",
+            ReviewError::NoSuchAttempt { .. } => "no-such-attempt",
+            ReviewError::OutcomeOp { .. } => "outcome-op",
+            ReviewError::OutcomeActor { .. } => "outcome-actor",
+            ReviewError::OutcomeShape { .. } => "outcome-shape",
+            ReviewError::OutcomeTwice { .. } => "outcome-twice",
+            ReviewError::CannotResolve { .. } => "cannot-resolve",
+            ReviewError::CannotAbandon { .. } => "cannot-abandon",
+            ReviewError::VerdictTwice { .. } => "verdict-twice",
+            ReviewError::CandidateMismatch { .. } => "candidate-mismatch",
+            ReviewError::BadComment { .. } => "bad-comment",
+            ReviewError::Manifest { .. } => "bad-manifest",
+            ReviewError::ManifestDigest { .. } => "manifest-digest",
+            ReviewError::ManifestPresence { .. } => "manifest-presence",
+            ReviewError::WrongComment { .. } => "wrong-comment",
         }
     }
 }

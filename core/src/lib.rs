@@ -18,6 +18,7 @@ pub mod queue;
 pub mod reader;
 pub mod render;
 pub mod replay;
+pub mod review;
 pub mod rules;
 pub mod snapshot;
 pub mod state;
@@ -26,7 +27,7 @@ pub mod verbs;
 
 pub use entry::{Args, CURRENT_SEMANTICS, Entry, Verb};
 pub use error::{
-    CanonError, MapError, QueueError, ReplayError, TableError, VerbError, WitnessError,
+    CanonError, MapError, QueueError, ReplayError, ReviewError, TableError, VerbError, WitnessError,
 };
 pub use model::{QueueFile, Row, Status, Witness};
 pub use queue::{Outcome, Queue};

@@ -109,6 +109,8 @@ pub struct Round {
     pub round: u32,
     pub issue: Option<u64>,
     pub candidate: Option<String>,
+    /// The manifest's text for a `sha256:` candidate, else `null`.
+    pub manifest: Option<String>,
     pub requested: bool,
     pub opened_by: String,
     pub opened_rev: u64,
@@ -129,7 +131,8 @@ pub struct Attempt {
     pub comment: Option<u64>,
 }
 
-/// Where a request attempt stands.
+/// Where a request attempt stands. Requesting, uncertain and conflict are unresolved: they
+/// block a new attempt, a new round and leaving in-review for done or waiting-on-jason.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum AttemptState {
@@ -139,6 +142,26 @@ pub enum AttemptState {
     Uncertain,
     Abandoned,
     Conflict,
+}
+
+impl AttemptState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttemptState::Requesting => "requesting",
+            AttemptState::Posted => "posted",
+            AttemptState::Failed => "failed",
+            AttemptState::Uncertain => "uncertain",
+            AttemptState::Abandoned => "abandoned",
+            AttemptState::Conflict => "conflict",
+        }
+    }
+
+    pub fn is_unresolved(self) -> bool {
+        matches!(
+            self,
+            AttemptState::Requesting | AttemptState::Uncertain | AttemptState::Conflict
+        )
+    }
 }
 
 /// A reviewer's recorded verdict for one round.
@@ -156,6 +179,15 @@ pub struct Verdict {
 pub enum VerdictKind {
     Approve,
     Changes,
+}
+
+impl VerdictKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::Approve => "approve",
+            VerdictKind::Changes => "changes",
+        }
+    }
 }
 
 /// The witness `.git/mosaic-queue.head`: what the last durable write produced.

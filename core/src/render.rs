@@ -3,7 +3,7 @@
 
 use alloc::string::String;
 
-use crate::model::{Row, Status};
+use crate::model::{AttemptState, Round, Row, Status};
 use crate::state::State;
 
 pub const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";
@@ -135,6 +135,13 @@ fn push_piece(out: &mut String, row: &Row) {
     }
 }
 
+/// A request round's latest attempt state, shown until it is posted so that a stuck request is
+/// visible in the table.
+fn request_state(round: &Round) -> Option<&'static str> {
+    let last = round.attempts.last().filter(|_| round.requested)?;
+    (last.state != AttemptState::Posted).then(|| last.state.as_str())
+}
+
 /// The status, with the review round while a round is open, and the reason for it.
 fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>) {
     out.push_str(row.status.as_str());
@@ -147,6 +154,10 @@ fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>) {
     {
         out.push_str(" (round ");
         push_number(out, u64::from(round.round));
+        if let Some(state) = request_state(round) {
+            out.push_str(", request ");
+            out.push_str(state);
+        }
         out.push(')');
     }
     let reason = match row.status {
@@ -189,7 +200,7 @@ mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use crate::model::{Review, Round};
+    use crate::model::Review;
 
     /// The body as rendered before cells were written in place; the new one must match it.
     fn reference(state: &State) -> String {
@@ -208,7 +219,12 @@ mod tests {
                 .and_then(|r| r.rounds.last())
                 .filter(|_| open_round)
             {
-                cell.push_str(&format!(" (round {})", round.round));
+                let request = round
+                    .attempts
+                    .last()
+                    .filter(|a| round.requested && a.state != AttemptState::Posted)
+                    .map_or(String::new(), |a| format!(", request {}", a.state.as_str()));
+                cell.push_str(&format!(" (round {}{request})", round.round));
             }
             let reason = match row.status {
                 Status::Blocked => row.blocked_reason.as_deref(),
@@ -288,14 +304,27 @@ mod tests {
     }
 
     fn round(n: u32) -> Round {
+        let state = [
+            AttemptState::Requesting,
+            AttemptState::Posted,
+            AttemptState::Conflict,
+        ][n as usize % 3];
         Round {
             round: n,
             issue: Some(7),
             candidate: None,
-            requested: false,
+            manifest: None,
+            requested: n.is_multiple_of(2),
             opened_by: String::from("flicker"),
             opened_rev: 2,
-            attempts: Vec::new(),
+            attempts: vec![crate::model::Attempt {
+                op: String::from("flicker-request-1"),
+                by: String::from("flicker"),
+                state,
+                status: None,
+                detail: None,
+                comment: None,
+            }],
             verdicts: Vec::new(),
             duplicate_risk: false,
         }

@@ -18,6 +18,14 @@ pub fn is_privileged(actor: &str) -> bool {
     PRIVILEGED.contains(&actor)
 }
 
+/// The lead seat's Gitea login; every other seat's login is its name.
+pub const LEAD_LOGIN: &str = "jarvis";
+
+/// The Gitea login a seat posts and comments as.
+pub fn gitea_login(seat: &str) -> &str {
+    if seat == LEAD { LEAD_LOGIN } else { seat }
+}
+
 /// The lead or a privileged actor.
 pub fn is_lead_or_privileged(actor: &str) -> bool {
     actor == LEAD || is_privileged(actor)

@@ -57,6 +57,14 @@ impl State {
             .ok_or(VerbError::NoSuchRow { id })
     }
 
+    /// The position in `rows` of row `id`, done or not: only an outcome entry changes a done row.
+    pub(crate) fn pos(&self, id: u64) -> Result<usize, VerbError> {
+        self.index
+            .get(&id)
+            .copied()
+            .ok_or(VerbError::NoSuchRow { id })
+    }
+
     /// The position in `rows` of the row to change: it must exist and not be done. Verbs check
     /// everything against `rows[pos]` first and only then change it through `row_mut`, so a
     /// refusal leaves the state as it was without copying the row.

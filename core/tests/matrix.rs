@@ -9,7 +9,7 @@ use mosaic_queue_core::verbs::Command;
 use mosaic_queue_core::{Queue, Status, matrix};
 
 const ACTORS: [&str; 5] = ["darkwing", "flicker", "lead", "jason", "sage"];
-const CANDIDATE: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+const CANDIDATE: &str = "git:1111111111111111111111111111111111111111";
 const AT: &str = "2026-11-29T12:00:00.000Z";
 
 /// Row: from-status; columns: to-status in `Status::ALL` order (queued, in-progress,
@@ -63,6 +63,7 @@ fn queue_with_row_in(from: Status, owner: Option<&str>) -> Queue {
             to: Status::InReview,
             reason: None,
             candidate: Some(CANDIDATE.into()),
+            manifest: None,
             issue: None,
             evidence: None,
         });
@@ -78,6 +79,7 @@ fn move_cmd(from: Status, to: Status) -> Command {
         to,
         reason: (to == Status::Blocked).then(|| "cell reason".into()),
         candidate: (to == Status::InReview).then(|| CANDIDATE.into()),
+        manifest: None,
         issue: None,
         evidence: (from == Status::InReview && to == Status::Done).then(|| Evidence {
             comment: 5,

@@ -7,10 +7,12 @@ mod common;
 use std::sync::OnceLock;
 
 use mosaic_queue_core::entry::{
-    AssignArgs, Evidence, IdArgs, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,
+    AssignArgs, Evidence, IdArgs, MoveArgs, NoteArgs, RecordArgs, ResolveArgs, SetArgs, SetField,
+    SetValue,
 };
 use mosaic_queue_core::matrix::{RULES, Via, Who};
-use mosaic_queue_core::verbs::NewRow;
+use mosaic_queue_core::model::VerdictKind;
+use mosaic_queue_core::verbs::{AbandonCmd, NewRow};
 use mosaic_queue_core::{Command, Outcome, Queue, Row, Status, canon};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -23,7 +25,8 @@ const SAFE: &[char] = &['a', 'b', 'z', '7', '|', '#', '-', '.', 'é', 'ß', '日
 const RISKY: &[char] = &['a', '|', 'é', ' ', '<', '\\', '\t'];
 const ISSUES: &[u64] = &[0, 1400, 1508, 1510, 1511, 1512, 1520];
 const DIGESTS: &[&str] = &[
-    "sha256:abababababababababababababababababababababababababababababababab",
+    "git:abababababababababababababababababababab",
+    // A manifest digest whose text no command carries: the move must refuse it.
     "sha256:cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd",
     "git:0123456789abcdef0123456789abcdef01234567",
     "sha256:not-a-digest",
@@ -151,6 +154,7 @@ fn move_() -> impl Strategy<Value = Command> {
                         to,
                         reason,
                         candidate: Some(candidate),
+                        manifest: None,
                         issue,
                         evidence: Some(evidence),
                     }
@@ -163,6 +167,7 @@ fn move_() -> impl Strategy<Value = Command> {
                             _ => reason,
                         },
                         candidate: review.then_some(candidate),
+                        manifest: None,
                         issue: issue.filter(|_| review),
                         evidence: (to == Status::Done).then_some(evidence),
                     }
@@ -212,6 +217,26 @@ fn command() -> impl Strategy<Value = Command> {
         2 => (row_id(), seat_or_bad()).prop_map(|(id, owner)| Command::Assign(AssignArgs { id, owner })),
         2 => (row_id(), prop::option::of(text())).prop_map(|(id, text)| Command::Note(NoteArgs { id, text })),
         3 => set(),
+        3 => review(),
+    ]
+}
+
+/// Review steps against whatever attempts the run has made: attempts are named from the same
+/// op pool as every step, so a resolve or an abandon now and then names a real one.
+fn review() -> impl Strategy<Value = Command> {
+    let attempt = (0..100u32).prop_map(|n| format!("op-{n:03}-x"));
+    let verdict = prop::sample::select(&[VerdictKind::Approve, VerdictKind::Changes][..]);
+    prop_oneof![
+        2 => row_id().prop_map(|id| Command::ReviewRequest(IdArgs { id })),
+        3 => (row_id(), verdict, 0..4u64, digest()).prop_map(|(id, verdict, comment, candidate)| {
+            Command::ReviewRecord(RecordArgs { id, verdict, comment, candidate })
+        }),
+        2 => (row_id(), attempt.clone(), 0..4u64).prop_map(|(id, attempt, comment)| {
+            Command::ReviewResolve(ResolveArgs { id, attempt, comment })
+        }),
+        1 => (row_id(), attempt, text(), prop::bool::weighted(0.8)).prop_map(|(id, attempt, reason, yes)| {
+            Command::ReviewAbandon(AbandonCmd { id, attempt, reason, yes })
+        }),
     ]
 }
 
@@ -306,6 +331,11 @@ fn row_of(command: &Command) -> Option<u64> {
         Command::Assign(a) => Some(a.id),
         Command::Note(a) => Some(a.id),
         Command::Set(a) => Some(a.id),
+        Command::ReviewRequest(a) => Some(a.id),
+        Command::ReviewOutcome(a) => Some(a.id),
+        Command::ReviewResolve(a) => Some(a.id),
+        Command::ReviewAbandon(a) => Some(a.id),
+        Command::ReviewRecord(a) => Some(a.id),
         Command::Add(_) | Command::AcceptHistory(_) => None,
     }
 }

@@ -210,6 +210,7 @@ impl Sim {
                 to,
                 reason,
                 candidate: None,
+                manifest: None,
                 issue: None,
                 evidence: None,
             })

@@ -11,12 +11,13 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::{
-    AcceptHistoryArgs, AddArgs, Args, AssignArgs, CURRENT_SEMANTICS, IdArgs, MoveArgs, NoteArgs,
-    SetArgs, SetValue,
+    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, CURRENT_SEMANTICS, IdArgs, MoveArgs,
+    NoteArgs, OutcomeArgs, RecordArgs, ResolveArgs, SetArgs, SetValue,
 };
 use crate::error::VerbError;
 use crate::model::{Status, Witness};
 use crate::render::push_number;
+use crate::review::{attempts, verdicts};
 use crate::rules;
 use crate::state::State;
 
@@ -44,6 +45,23 @@ pub enum Command {
     Note(NoteArgs),
     Set(SetArgs),
     AcceptHistory(AcceptHistoryCmd),
+    ReviewRequest(IdArgs),
+    /// Logged by the host as op `<attempt>.outcome` once the transport has answered.
+    ReviewOutcome(OutcomeArgs),
+    ReviewResolve(ResolveArgs),
+    ReviewAbandon(AbandonCmd),
+    ReviewRecord(RecordArgs),
+}
+
+/// `review abandon ID OP --reason TEXT --yes`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AbandonCmd {
+    pub id: u64,
+    pub attempt: String,
+    pub reason: String,
+    #[serde(default)]
+    pub yes: bool,
 }
 
 /// `add`'s arguments as given.
@@ -132,6 +150,22 @@ impl Command {
                     notice: String::from(AT_MOST_ONCE_NOTICE),
                 })
             }
+            Command::ReviewRequest(a) => Args::ReviewRequest(a.clone()),
+            Command::ReviewOutcome(a) => Args::ReviewOutcome(a.clone()),
+            Command::ReviewResolve(a) => Args::ReviewResolve(a.clone()),
+            Command::ReviewAbandon(a) => {
+                if !a.yes {
+                    return Err(VerbError::NeedsConfirmation {
+                        what: "review abandon",
+                    });
+                }
+                Args::ReviewAbandon(AbandonArgs {
+                    id: a.id,
+                    attempt: a.attempt.clone(),
+                    reason: a.reason.clone(),
+                })
+            }
+            Command::ReviewRecord(a) => Args::ReviewRecord(a.clone()),
         })
     }
 
@@ -166,7 +200,10 @@ pub fn apply_into(
     ctx: &Ctx,
     receipt: &mut String,
 ) -> Result<(), VerbError> {
-    rules::check_op(ctx.op)?;
+    // An outcome's op is its attempt's op plus `.outcome`, which `outcome` checks.
+    if !matches!(args, Args::ReviewOutcome(_)) {
+        rules::check_op(ctx.op)?;
+    }
     rules::check_actor(ctx.by)?;
     rules::check_timestamp(ctx.at)?;
     if !(1..=CURRENT_SEMANTICS).contains(&ctx.semantics) {
@@ -191,6 +228,11 @@ pub fn apply_into(
         Args::Note(a) => edit::note(state, a, ctx, receipt)?,
         Args::Set(a) => edit::set(state, a, ctx, receipt)?,
         Args::AcceptHistory(a) => edit::accept_history(a, ctx, receipt)?,
+        Args::ReviewRequest(a) => attempts::request(state, a, ctx, receipt)?,
+        Args::ReviewOutcome(a) => attempts::outcome(state, a, ctx, receipt)?,
+        Args::ReviewResolve(a) => attempts::resolve(state, a, ctx, receipt)?,
+        Args::ReviewAbandon(a) => attempts::abandon(state, a, ctx, receipt)?,
+        Args::ReviewRecord(a) => verdicts::record(state, a, ctx, receipt)?,
     }
     state.revision = ctx.rev;
     Ok(())

@@ -8,10 +8,12 @@ use alloc::vec::Vec;
 
 use super::{Ctx, not_allowed};
 use crate::entry::{IdArgs, MoveArgs};
+use crate::error::ReviewError;
 use crate::error::{VerbError, issue_list};
 use crate::matrix::{self, Needs, Via};
-use crate::model::{Review, Round, Row, Status, VerdictKind};
+use crate::model::{Review, Round, Row, Status};
 use crate::render::push_number;
+use crate::review::{self, attempts, manifest, verdicts};
 use crate::rules;
 use crate::state::State;
 
@@ -69,8 +71,9 @@ pub(super) fn move_row(
     let claim = row.owner.is_none() && rule.who == matrix::Who::OwnerOrClaimer;
     // Every check has passed: nothing below may refuse.
     let row = state.row_mut(pos);
+    let mut requested_on = None;
     if let Some(issue) = new_round {
-        open_round(row, a, ctx, issue);
+        requested_on = open_round(row, a, ctx, issue);
     }
     if claim {
         row.owner = Some(String::from(ctx.by));
@@ -96,6 +99,10 @@ pub(super) fn move_row(
     if a.to == Status::InReview {
         out.push_str(" round ");
         push_number(out, rounds as u64);
+    }
+    if let Some(issue) = requested_on {
+        out.push_str(" request on #");
+        push_number(out, issue);
     }
     Ok(())
 }
@@ -136,37 +143,77 @@ fn check_round_opens(row: &Row, a: &MoveArgs, ctx: &Ctx) -> Result<Option<u64>, 
     if let Some(c) = &a.candidate {
         rules::check_digest(c)?;
     }
+    check_manifest(a, ctx)?;
     if ctx.semantics == 1 {
         return Ok(None);
     }
     if a.candidate.is_none() {
         return Err(VerbError::MissingCandidate { id: a.id });
     }
-    let issue = choose_issue(row, a.issue)?;
-    if !row.reviewers.is_empty() {
-        return Err(VerbError::ReviewRequestUnavailable { id: a.id });
+    review::check_settled(row)?;
+    Ok(Some(choose_issue(row, a.issue)?))
+}
+
+/// A `sha256:` candidate is a manifest whose text the entry carries; a `git:` one carries none.
+/// Semantics-1 history may name a manifest digest without its text.
+fn check_manifest(a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbError> {
+    let Some(candidate) = &a.candidate else {
+        return match a.manifest {
+            Some(_) => Err(VerbError::CandidateNotAllowed { flag: "a manifest" }),
+            None => Ok(()),
+        };
+    };
+    let presence = |why| ReviewError::ManifestPresence {
+        candidate: candidate.clone(),
+        why,
+    };
+    match (&a.manifest, candidate.starts_with("sha256:")) {
+        (None, true) if ctx.semantics == 1 => Ok(()),
+        (None, true) => Err(presence("the manifest's text is missing").into()),
+        (Some(_), false) => Err(presence("a commit candidate carries no manifest").into()),
+        (None, false) => Ok(()),
+        (Some(text), true) => {
+            manifest::parse(text)?;
+            let found = manifest::digest(text);
+            if &found != candidate {
+                return Err(ReviewError::ManifestDigest {
+                    expected: candidate.clone(),
+                    found,
+                }
+                .into());
+            }
+            Ok(())
+        }
     }
-    Ok(Some(issue))
 }
 
 /// Opens the next review round with its frozen candidate and the issue `check_round_opens`
-/// chose.
-fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx, issue: Option<u64>) {
+/// chose. A semantics-2 round on a row with reviewers is a request round: it starts with this
+/// entry's attempt requesting, and the issue it posts on is returned.
+fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx, issue: Option<u64>) -> Option<u64> {
+    let requested = ctx.semantics >= 2 && !row.reviewers.is_empty();
     let review = row
         .review
         .get_or_insert_with(|| Review { rounds: Vec::new() });
     let number = u32::try_from(review.rounds.len() + 1).unwrap_or(u32::MAX);
+    let attempts = if requested {
+        alloc::vec![attempts::requesting(ctx)]
+    } else {
+        Vec::new()
+    };
     review.rounds.push(Round {
         round: number,
         issue,
         candidate: a.candidate.clone(),
-        requested: false,
+        manifest: a.manifest.clone(),
+        requested,
         opened_by: String::from(ctx.by),
         opened_rev: ctx.rev,
-        attempts: Vec::new(),
+        attempts,
         verdicts: Vec::new(),
         duplicate_risk: false,
     });
+    issue.filter(|_| requested)
 }
 
 /// Lead decision 23: the round's issue is `--issue` (one of the row's), else the previous
@@ -206,7 +253,8 @@ fn check_round_closes(row: &Row, a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbErro
     if ctx.semantics == 1 {
         return Ok(());
     }
-    let Some(round) = row.review.as_ref().and_then(|r| r.rounds.last()) else {
+    review::check_settled(row)?;
+    let Some(round) = review::current_round(row) else {
         return match a.evidence {
             Some(_) => Err(VerbError::EvidenceMismatch {
                 id: a.id,
@@ -219,19 +267,7 @@ fn check_round_closes(row: &Row, a: &MoveArgs, ctx: &Ctx) -> Result<(), VerbErro
         if a.evidence.is_some() {
             return Err(VerbError::EvidenceNotAllowed);
         }
-        let missing: Vec<&str> = row
-            .reviewers
-            .iter()
-            .filter(|r| row.owner.as_ref() != Some(*r))
-            .filter(|r| {
-                !round.verdicts.iter().any(|v| {
-                    &v.by == *r
-                        && v.verdict == VerdictKind::Approve
-                        && Some(&v.candidate) == round.candidate.as_ref()
-                })
-            })
-            .map(String::as_str)
-            .collect();
+        let missing = verdicts::missing_approvals(row, round);
         if !missing.is_empty() {
             return Err(VerbError::NotApproved {
                 id: a.id,
