@@ -9,6 +9,8 @@ mod guard;
 mod map_check;
 mod read;
 mod recovery;
+mod review;
+mod review_commit;
 mod snapshot;
 mod sync;
 mod unlock;
@@ -64,6 +66,12 @@ impl From<LockError> for Failure {
 
 impl From<VerbError> for Failure {
     fn from(e: VerbError) -> Failure {
+        Failure::new(2, format!("refused: {e}"))
+    }
+}
+
+impl From<mosaic_queue_core::ReviewError> for Failure {
+    fn from(e: mosaic_queue_core::ReviewError) -> Failure {
         Failure::new(2, format!("refused: {e}"))
     }
 }
@@ -296,6 +304,62 @@ pub enum Verb {
         #[arg(long)]
         map: PathBuf,
     },
+    /// Review requests, their resolution, verdicts, and checking a commit against a candidate.
+    Review {
+        #[command(subcommand)]
+        verb: ReviewVerb,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReviewVerb {
+    /// Post a new request in the current round after a failed or abandoned one.
+    Request {
+        id: u64,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Record the comment a person found for a requesting, uncertain or conflicting attempt
+    /// (the owner, jason or sage); the comment is fetched and checked first.
+    Resolve {
+        id: u64,
+        /// The op of the request attempt.
+        attempt: String,
+        #[arg(long)]
+        comment: u64,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Give up on an attempt whose comment is not on the issue (jason or sage).
+    Abandon {
+        id: u64,
+        /// The op of the request attempt.
+        attempt: String,
+        #[arg(long)]
+        reason: String,
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Record your verdict on the current round's candidate (a listed reviewer).
+    Record {
+        id: u64,
+        #[arg(long)]
+        verdict: String,
+        #[arg(long)]
+        comment: u64,
+        #[arg(long)]
+        candidate: String,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Check a prospective commit or tree against the current round's candidate (no lock).
+    VerifyCommit {
+        id: u64,
+        #[arg(value_name = "REF")]
+        reference: String,
+    },
 }
 
 /// Runs a parsed command.
@@ -329,6 +393,10 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::InstallHook { by } => guard::install_hook(&by),
         Verb::MapCheck { map } => map_check::map_check(&map),
         Verb::Render { check } => write::render(check),
+        Verb::Review {
+            verb: ReviewVerb::VerifyCommit { id, reference },
+        } => review_commit::verify_commit(id, &reference),
+        Verb::Review { verb } => review::run(verb),
         change_verb => {
             let (command, change) = args::command(change_verb)?;
             write::change(&command, &change)

@@ -54,7 +54,7 @@ pub(super) fn load_checked(io: &dyn Io, paths: &Paths) -> Result<Loaded, Failure
     Ok(loaded)
 }
 
-/// add, move, release, assign, note, set.
+/// add, move, release, assign, note, set, and the review verbs that write one entry.
 pub fn change(command: &Command, change: &Change) -> CliResult {
     args::check_op(&change.op)?;
     let by = actor(&change.by)?;
@@ -62,8 +62,21 @@ pub fn change(command: &Command, change: &Change) -> CliResult {
 }
 
 /// A change in the checkout at `paths` by `by` (already resolved): the CLI's one path for a
-/// change, which `demo` also runs in its scratch checkout.
+/// change, which `demo` also runs in its scratch checkout. A change that opens a review request
+/// attempt goes on to post it and log its outcome.
 pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) -> CliResult {
+    let (outcome, queue) = apply(paths, command, op, by)?;
+    super::review::after_change(paths, &queue, command, op, by, &outcome)
+}
+
+/// Applies one change under the lock, makes it durable and prints its receipt; returns what
+/// the core decided and the queue as it now stands.
+pub(super) fn apply(
+    paths: &Paths,
+    command: &Command,
+    op: &str,
+    by: &str,
+) -> Result<(Outcome, Queue), Failure> {
     let io = RealIo;
     store::check_filesystem(&io, paths)?;
     let at = clock::now();
@@ -72,7 +85,8 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
     let loaded = load_checked(&io, paths)?;
     checkout::check_genesis_committed(paths)?;
     let mut queue = loaded.queue.clone();
-    match queue.execute(command, op, by, &at)? {
+    let outcome = queue.execute(command, op, by, &at)?;
+    match &outcome {
         Outcome::Recorded { receipt, .. } => {
             store::sweep_temps(&io, paths);
             if loaded.ahead_of_witness() {
@@ -94,17 +108,34 @@ pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) ->
                 )?;
             }
             finish_table(&io, paths, &loaded.queue)?;
-            super::out_receipt(&receipt)?;
+            super::out_receipt(receipt)?;
         }
         Outcome::Applied { receipt, .. } => {
             let md = table_text(&io, paths, &loaded.queue)?;
             store::commit(&io, paths, &loaded, &queue, &md, &at)?;
-            super::out_receipt(&receipt)?;
+            super::out_receipt(receipt)?;
             seam::step("receipt-printed");
         }
     }
     held.release()?;
-    Ok(())
+    Ok((outcome, queue))
+}
+
+/// The verified queue as it stands, read under the lock and released at once: for a verb that
+/// must look before it acts outside the lock (resolve fetches a comment first).
+pub(super) fn read_locked(paths: &Paths) -> Result<Queue, Failure> {
+    let io = RealIo;
+    let held = lock::acquire(
+        &io,
+        paths,
+        "review-read",
+        "read",
+        &clock::now(),
+        seam::lock_wait(LOCK_WAIT),
+    )?;
+    let loaded = load_checked(&io, paths)?;
+    held.release()?;
+    Ok(loaded.queue)
 }
 
 /// A retry completes the write it repeats: a table left stale by a writer that died after
@@ -136,6 +167,11 @@ fn verb_name(command: &Command) -> &'static str {
         Command::Note(_) => "note",
         Command::Set(_) => "set",
         Command::AcceptHistory(_) => "accept-history",
+        Command::ReviewRequest(_) => "review request",
+        Command::ReviewOutcome(_) => "review outcome",
+        Command::ReviewResolve(_) => "review resolve",
+        Command::ReviewAbandon(_) => "review abandon",
+        Command::ReviewRecord(_) => "review record",
     }
 }
 
