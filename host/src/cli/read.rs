@@ -15,15 +15,15 @@ use crate::io::RealIo;
 use crate::store::{self, lock, view};
 
 /// What a read shows: the state and whether the witness confirms it durable.
-struct Snapshot {
-    state: State,
+pub(super) struct Snapshot {
+    pub(super) state: State,
     durable: bool,
 }
 
 /// Loads for a read. The read view answers when the witness and queue.json are exactly what
 /// the last durable write left; otherwise the file is read and replayed unlocked, and once
 /// more under the lock if that failed.
-fn load_for_read() -> Result<Snapshot, Failure> {
+pub(super) fn load_for_read() -> Result<Snapshot, Failure> {
     let io = RealIo;
     let cwd = std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
     let paths = checkout::locate(&cwd)?;
@@ -186,6 +186,26 @@ fn describe(st: &State, row: &Row) -> String {
                 .map_or_else(|| String::from("-"), |i| format!("#{i}")),
             round.candidate.as_deref().unwrap_or("-")
         ));
+        for a in &round.attempts {
+            let comment = a.comment.map_or_else(String::new, |c| format!(" comment {c}"));
+            out.push_str(&format!(
+                "  request: {} by {} {}{comment}\n",
+                a.op,
+                a.by,
+                a.state.as_str()
+            ));
+        }
+        for v in &round.verdicts {
+            out.push_str(&format!(
+                "  verdict: {} {} comment {}\n",
+                v.by,
+                v.verdict.as_str(),
+                v.comment
+            ));
+        }
+        if round.duplicate_risk {
+            out.push_str("  duplicate risk: an abandoned request's comment may still land\n");
+        }
     }
     out.push_str(&format!("  rev: {}\n", st.revision));
     out
