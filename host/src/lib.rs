@@ -10,5 +10,6 @@ pub mod creds;
 pub mod git;
 pub mod gitea;
 pub mod io;
+pub mod sandbox;
 pub mod seam;
 pub mod store;

@@ -43,3 +43,7 @@ pub const WRITE_STEPS: &[&str] = &[
     "table-renamed",
     "receipt-printed",
 ];
+
+/// The steps a review request passes after its attempt's write (docs/durability.md): before
+/// the POST, after it, and after the outcome entry.
+pub const REQUEST_STEPS: &[&str] = &["request-sending", "request-posted", "outcome-logged"];

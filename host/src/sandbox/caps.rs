@@ -1,0 +1,41 @@
+//! The sandbox's two caps and the figures they ship with. The fault-injection build lets
+//! `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower them, so an end-to-end test can
+//! make the real binary run out of either; a shipped build reads no environment here.
+
+/// How much the module may use for one verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Wasmtime fuel: about one unit per wasm instruction executed.
+    pub fuel: u64,
+    /// The most linear memory the module may grow to, in bytes.
+    pub memory: usize,
+}
+
+/// Fuel: a 100k-entry queue (~45 MiB) checked against a base of the same size takes about
+/// 3.4e9 units; ten times that leaves room for a million-entry queue.
+const FUEL: u64 = 40_000_000_000;
+
+/// Memory: that check peaks near 330 MiB of linear memory; 3 GiB stays inside wasm32's 4 GiB.
+const MEMORY: usize = 3 << 30;
+
+impl Caps {
+    /// The caps `verify --snapshot` and `commit` run with.
+    pub fn shipped() -> Caps {
+        let caps = Caps {
+            fuel: FUEL,
+            memory: MEMORY,
+        };
+        #[cfg(feature = "fault-injection")]
+        let caps = Caps {
+            fuel: env_number("MOSAIC_SANDBOX_FUEL").unwrap_or(caps.fuel),
+            memory: env_number("MOSAIC_SANDBOX_MEMORY_MIB")
+                .map_or(caps.memory, |mib| (mib as usize) << 20),
+        };
+        caps
+    }
+}
+
+#[cfg(feature = "fault-injection")]
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.parse().ok()
+}

@@ -1,0 +1,70 @@
+//! The wasmtime sandbox that `verify --snapshot` (and `commit`'s step 4) run the core in: the
+//! zero-import module embedded at build time, no WASI, a memory cap and a fuel cap. The
+//! checker touches nothing but the bytes it is handed; docs/sandbox.md has the design.
+
+mod answer;
+mod caps;
+mod runner;
+mod wire;
+
+#[cfg(test)]
+mod tests;
+
+pub use answer::{Answer, Reason, Refusal, native};
+pub use caps::Caps;
+pub use runner::{Sandbox, Usage};
+pub use wire::Malformed;
+
+use thiserror::Error;
+
+/// The module `host/build.rs` built from wasm/ (empty when the wasm32 target was missing).
+pub static EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sandbox.wasm"));
+
+/// Why the sandbox gave no verdict.
+#[derive(Debug, Error)]
+pub enum SandboxError {
+    /// This binary was built without the module.
+    #[error(
+        "verify --snapshot: this build has no sandbox module (the wasm32-unknown-unknown target \
+         was missing when it was built): run `rustup target add wasm32-unknown-unknown` and rebuild"
+    )]
+    NotEmbedded,
+    /// The module ran past its instruction budget.
+    #[error(
+        "verify --snapshot: the sandbox ran out of fuel (cap {cap}) before a verdict, so the \
+         snapshot is not certified: the cap is many times what a 100k-entry queue needs, so \
+         check that these are the files you meant"
+    )]
+    OutOfFuel { cap: u64 },
+    /// The module asked for more linear memory than the cap.
+    #[error(
+        "verify --snapshot: the sandbox ran out of memory (cap {} MiB) before a verdict, so the \
+         snapshot is not certified: the cap is many times what a 100k-entry queue needs, so \
+         check that these are the files you meant", cap >> 20
+    )]
+    OutOfMemory { cap: usize },
+    /// The module trapped for another reason (a panic in the core, a stack overflow).
+    #[error("verify --snapshot: the sandbox trapped ({0}), so the snapshot is not certified")]
+    Trapped(String),
+    /// The module could not be compiled or run, or answered in a shape the host cannot read.
+    #[error("verify --snapshot: the sandbox failed: {0}")]
+    Broken(String),
+}
+
+impl SandboxError {
+    /// Running out of a cap or trapping is a refusal of these bytes (2); a missing or broken
+    /// module says nothing about them, so the command failed (1).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SandboxError::OutOfFuel { .. }
+            | SandboxError::OutOfMemory { .. }
+            | SandboxError::Trapped(_) => 2,
+            SandboxError::NotEmbedded | SandboxError::Broken(_) => 1,
+        }
+    }
+}
+
+/// The embedded module run on a snapshot with the shipped caps: what the CLI calls.
+pub fn verify(json: &[u8], md: &[u8], base: Option<&[u8]>) -> Result<Answer, SandboxError> {
+    Sandbox::load(EMBEDDED)?.verify(Caps::shipped(), json, md, base)
+}

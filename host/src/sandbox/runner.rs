@@ -1,0 +1,233 @@
+//! Compiling the module once and running it once per verification in a fresh store: no
+//! imports are offered, the limiter enforces the memory cap and remembers refusing it, and
+//! fuel bounds the instructions. Every way the run can end maps to an `Answer` or an error.
+
+use wasmtime::{Config, Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
+
+use super::wire::{self, Malformed};
+use super::{Answer, Caps, SandboxError};
+
+/// The module's tables never grow; this only bounds a module that tried.
+const TABLE_ELEMENTS: usize = 1 << 16;
+
+/// A compiled sandbox module, ready to verify snapshots.
+pub struct Sandbox {
+    engine: Engine,
+    module: Module,
+}
+
+impl Sandbox {
+    /// Compiles `wasm`; refuses a module that imports anything, so nothing from the host can
+    /// ever be reached from inside.
+    pub fn load(wasm: &[u8]) -> Result<Sandbox, SandboxError> {
+        if wasm.is_empty() {
+            return Err(SandboxError::NotEmbedded);
+        }
+        let mut config = Config::new();
+        config.consume_fuel(true);
+        let engine = Engine::new(&config).map_err(|e| broken("engine", &e))?;
+        let module = Module::new(&engine, wasm).map_err(|e| broken("compile", &e))?;
+        if let Some(import) = module.imports().next() {
+            return Err(SandboxError::Broken(format!(
+                "the module imports {}::{}, and a sandbox module must import nothing",
+                import.module(),
+                import.name()
+            )));
+        }
+        Ok(Sandbox { engine, module })
+    }
+
+    /// The compiled module, for tests that inspect its shape.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// Runs the core's `verify_snapshot` on the three byte strings within `caps`.
+    pub fn verify(
+        &self,
+        caps: Caps,
+        json: &[u8],
+        md: &[u8],
+        base: Option<&[u8]>,
+    ) -> Result<Answer, SandboxError> {
+        self.verify_metered(caps, json, md, base).0
+    }
+
+    /// `verify`, and what the run used: the benchmark sizes the caps from this.
+    pub fn verify_metered(
+        &self,
+        caps: Caps,
+        json: &[u8],
+        md: &[u8],
+        base: Option<&[u8]>,
+    ) -> (Result<Answer, SandboxError>, Usage) {
+        let mut store = Store::new(&self.engine, Guard::new(caps.memory));
+        store.limiter(|guard| guard);
+        if let Err(e) = store.set_fuel(caps.fuel) {
+            return (Err(broken("fuel", &e)), Usage::default());
+        }
+        let result = match run(&mut store, &self.module, json, md, base) {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(malformed)) => Err(SandboxError::Broken(malformed.to_string())),
+            Err(e) => Err(classify(store.data(), caps, &e)),
+        };
+        let usage = Usage {
+            fuel: caps.fuel - store.get_fuel().unwrap_or(0),
+            memory: store.data().peak,
+        };
+        (result, usage)
+    }
+}
+
+/// What one verification used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Fuel consumed.
+    pub fuel: u64,
+    /// The linear memory's final (and so largest) size, in bytes.
+    pub memory: usize,
+}
+
+/// Store data: the memory cap, whether the limiter has refused a growth, the largest size.
+struct Guard {
+    memory_cap: usize,
+    refused: bool,
+    peak: usize,
+}
+
+impl Guard {
+    fn new(memory_cap: usize) -> Guard {
+        Guard {
+            memory_cap,
+            refused: false,
+            peak: 0,
+        }
+    }
+}
+
+impl ResourceLimiter for Guard {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let allowed = desired <= self.memory_cap;
+        self.refused |= !allowed;
+        if allowed {
+            self.peak = self.peak.max(desired);
+        }
+        Ok(allowed)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= TABLE_ELEMENTS)
+    }
+}
+
+/// `verify_snapshot`'s parameters: json, md and base as address and length, then has-base.
+type VerifyParams = (u32, u32, u32, u32, u32, u32, u32);
+
+/// The module's exports, typed.
+struct Exports {
+    memory: Memory,
+    alloc: TypedFunc<u32, u32>,
+    free: TypedFunc<(u32, u32), ()>,
+    verify: TypedFunc<VerifyParams, u32>,
+}
+
+fn run(
+    store: &mut Store<Guard>,
+    module: &Module,
+    json: &[u8],
+    md: &[u8],
+    base: Option<&[u8]>,
+) -> wasmtime::Result<Result<Answer, Malformed>> {
+    let instance = Instance::new(&mut *store, module, &[])?;
+    let ex = Exports {
+        memory: instance
+            .get_memory(&mut *store, "memory")
+            .ok_or_else(|| wasmtime::format_err!("the module exports no memory"))?,
+        alloc: instance.get_typed_func(&mut *store, "alloc")?,
+        free: instance.get_typed_func(&mut *store, "free")?,
+        verify: instance.get_typed_func(&mut *store, "verify_snapshot")?,
+    };
+    let (json_at, md_at) = (put(store, &ex, json)?, put(store, &ex, md)?);
+    let base_at = match base {
+        Some(bytes) => put(store, &ex, bytes)?,
+        None => (0, 0),
+    };
+    let result = ex.verify.call(
+        &mut *store,
+        (
+            json_at.0,
+            json_at.1,
+            md_at.0,
+            md_at.1,
+            base_at.0,
+            base_at.1,
+            u32::from(base.is_some()),
+        ),
+    )?;
+    let (answer, total) = read_result(store, &ex.memory, result);
+    for (ptr, len) in [json_at, md_at, base_at, (result, total)] {
+        if ptr != 0 {
+            ex.free.call(&mut *store, (ptr, len))?;
+        }
+    }
+    Ok(answer)
+}
+
+/// Copies `bytes` into a buffer the module allocates; its address and length.
+fn put(store: &mut Store<Guard>, ex: &Exports, bytes: &[u8]) -> wasmtime::Result<(u32, u32)> {
+    // A buffer the module's address space cannot hold is over the memory cap by definition.
+    let Ok(len) = u32::try_from(bytes.len()) else {
+        store.data_mut().refused = true;
+        wasmtime::bail!("{} bytes do not fit in wasm32", bytes.len());
+    };
+    let ptr = ex.alloc.call(&mut *store, len)?;
+    if ptr == 0 {
+        store.data_mut().refused = true;
+        wasmtime::bail!("the module could not allocate {len} bytes");
+    }
+    ex.memory.write(&mut *store, ptr as usize, bytes)?;
+    Ok((ptr, len))
+}
+
+/// The answer at `at` and the buffer's total length (0 when it cannot be freed safely).
+fn read_result(store: &Store<Guard>, memory: &Memory, at: u32) -> (Result<Answer, Malformed>, u32) {
+    let data = memory.data(store);
+    let start = at as usize;
+    let Some(len) = data
+        .get(start..start.saturating_add(4))
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(u32::from_le_bytes)
+    else {
+        return (Err(Malformed::new("its address is outside memory")), 0);
+    };
+    match data.get(start + 4..(start + 4).saturating_add(len as usize)) {
+        Some(payload) => (wire::decode(payload), len.saturating_add(4)),
+        None => (Err(Malformed::new("its length runs outside memory")), 0),
+    }
+}
+
+fn classify(guard: &Guard, caps: Caps, e: &wasmtime::Error) -> SandboxError {
+    // Checked first: a refused growth surfaces as the allocator's abort, an `unreachable` trap.
+    if guard.refused {
+        return SandboxError::OutOfMemory { cap: caps.memory };
+    }
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => SandboxError::OutOfFuel { cap: caps.fuel },
+        Some(trap) => SandboxError::Trapped(trap.to_string()),
+        None => broken("run", e),
+    }
+}
+
+fn broken(stage: &str, e: &wasmtime::Error) -> SandboxError {
+    SandboxError::Broken(format!("{stage}: {e}"))
+}
