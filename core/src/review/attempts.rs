@@ -204,13 +204,7 @@ pub(crate) fn outcome(
     attempt.state = next;
     attempt.status = a.status;
     attempt.detail = Some(a.detail.clone());
-    out.push_str("review ");
-    push_number(out, a.id);
-    out.push_str(" round ");
-    push_number(out, u64::from(round_number));
-    out.push(' ');
-    out.push_str(&a.attempt);
-    out.push(' ');
+    push_head(out, "review ", a.id, round_number, &a.attempt);
     out.push_str(a.result.as_str());
     if let Some(s) = a.status {
         out.push_str(" http ");
@@ -259,13 +253,7 @@ pub(crate) fn resolve(
     }
     attempt.state = AttemptState::Posted;
     attempt.comment = Some(a.comment);
-    out.push_str("review resolve ");
-    push_number(out, a.id);
-    out.push_str(" round ");
-    push_number(out, u64::from(round_number));
-    out.push(' ');
-    out.push_str(&a.attempt);
-    out.push(' ');
+    push_head(out, "review resolve ", a.id, round_number, &a.attempt);
     out.push_str(before.as_str());
     out.push_str(" -> posted comment ");
     push_number(out, a.comment);
@@ -301,14 +289,19 @@ pub(crate) fn abandon(
     round.duplicate_risk = true;
     round.attempts[at.1].state = AttemptState::Abandoned;
     let number = round.round;
-    out.push_str("review abandon ");
-    push_number(out, a.id);
-    out.push_str(" round ");
-    push_number(out, u64::from(number));
-    out.push(' ');
-    out.push_str(&a.attempt);
-    out.push(' ');
+    push_head(out, "review abandon ", a.id, number, &a.attempt);
     out.push_str(before.as_str());
     out.push_str(" -> abandoned (duplicate risk)");
     Ok(())
+}
+
+/// `<words><id> round <round> <attempt> `: how every attempt receipt begins.
+fn push_head(out: &mut String, words: &str, id: u64, round: u32, attempt: &str) {
+    out.push_str(words);
+    push_number(out, id);
+    out.push_str(" round ");
+    push_number(out, u64::from(round));
+    out.push(' ');
+    out.push_str(attempt);
+    out.push(' ');
 }
