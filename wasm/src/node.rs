@@ -1,1 +1,273 @@
-//! wasm-bindgen exports for Node (filled in by the node-shim work).
+//! wasm-bindgen exports for the Node shim (`node-shim/index.mjs`): the core API over bytes and
+//! strings. Structured answers cross as JSON text and writes as a `Written`; refusals become
+//! JS `Error`s with the core's `kind()` as `code` (see `refusal`).
+
+mod refusal;
+
+use mosaic_queue_core::entry::GenesisArgs;
+use mosaic_queue_core::{Command, Outcome, Queue, Row, canon, map, snapshot, table};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+use refusal::{ArgumentError, Refusal};
+
+/// A queue after a write (or a recorded op's retry): the new canonical bytes, the receipt to
+/// print, and the table body to put between QUEUE.md's markers.
+#[wasm_bindgen]
+pub struct Written {
+    bytes: Vec<u8>,
+    receipt: String,
+    body: String,
+    revision: u64,
+    recorded: bool,
+}
+
+#[wasm_bindgen]
+impl Written {
+    #[wasm_bindgen(getter)]
+    pub fn bytes(&self) -> Vec<u8> {
+        self.bytes.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn receipt(&self) -> String {
+        self.receipt.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn body(&self) -> String {
+        self.body.clone()
+    }
+
+    /// A JS number: canonical files hold no integer past 2^53-1, so nothing is lost.
+    #[wasm_bindgen(getter)]
+    pub fn revision(&self) -> f64 {
+        self.revision as f64
+    }
+
+    /// True when the op was already in the log and nothing changed.
+    #[wasm_bindgen(getter)]
+    pub fn recorded(&self) -> bool {
+        self.recorded
+    }
+}
+
+impl Written {
+    fn of(queue: &Queue, receipt: String, recorded: bool) -> Written {
+        Written {
+            bytes: queue.to_bytes(),
+            receipt,
+            body: queue.render_body(),
+            revision: queue.revision(),
+            recorded,
+        }
+    }
+}
+
+/// Answers are written the way the core writes files, which also shares the row serializer
+/// with `to_canonical` instead of compiling a second one into the module.
+fn json<T: Serialize>(value: &T) -> String {
+    // serde_json writes UTF-8 only, so the lossy path is never taken.
+    String::from_utf8(canon::to_canonical(value))
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Reads JSON the shim built from a JS value; through `from_slice`, as the core reads files,
+/// so the deserializers the core already has are reused.
+fn from_json<T: DeserializeOwned>(what: &'static str, text: &str) -> Result<T, Refusal> {
+    serde_json::from_slice(text.as_bytes()).map_err(|e| {
+        ArgumentError::Json {
+            what,
+            message: canon::one_line(&e.to_string()),
+        }
+        .into()
+    })
+}
+
+/// Checks that `bytes` are a canonical queue file, without replaying its log; answers the
+/// document as JSON text.
+#[wasm_bindgen]
+pub fn parse(bytes: &[u8]) -> Result<String, Refusal> {
+    canon::parse_queue(bytes)?;
+    // Canonical bytes are UTF-8, or parsing would have refused them.
+    Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// The canonical bytes of a queue document given as any JSON text with its fields (key order
+/// and layout free); the schema is checked, the log is not replayed.
+#[wasm_bindgen]
+pub fn serialize(json_text: &str) -> Result<Vec<u8>, Refusal> {
+    let file: mosaic_queue_core::QueueFile = canon::parse_lenient(json_text.as_bytes())?;
+    Ok(canon::to_canonical(&file))
+}
+
+#[derive(Serialize)]
+struct Verified {
+    revision: u64,
+    rows: usize,
+}
+
+/// Parses, checks the bytes canonical and replays the log: `{"revision", "rows"}` (a count).
+#[wasm_bindgen]
+pub fn verify(bytes: &[u8]) -> Result<String, Refusal> {
+    let queue = Queue::verify(bytes)?;
+    Ok(json(&Verified {
+        revision: queue.revision(),
+        rows: queue.rows().len(),
+    }))
+}
+
+#[derive(Serialize)]
+struct Replayed<'a> {
+    revision: u64,
+    branch: Option<&'a str>,
+    root: Option<&'a str>,
+    rows: &'a [Row],
+    reasons: Vec<Reason<'a>>,
+}
+
+#[derive(Serialize)]
+struct Reason<'a> {
+    id: u64,
+    reason: &'a str,
+}
+
+/// `verify`, answering the replayed state: revision, genesis branch and root, rows, and each
+/// row's latest move reason (what the table shows beside the status).
+#[wasm_bindgen]
+pub fn replay(bytes: &[u8]) -> Result<String, Refusal> {
+    let queue = Queue::verify(bytes)?;
+    let state = queue.state();
+    Ok(json(&Replayed {
+        revision: queue.revision(),
+        branch: state.branch.as_deref(),
+        root: state.root.as_deref(),
+        rows: queue.rows(),
+        reasons: state
+            .move_reasons()
+            .map(|(id, reason)| Reason { id, reason })
+            .collect(),
+    }))
+}
+
+/// A new queue from genesis arguments (JSON of the core's `GenesisArgs`).
+#[wasm_bindgen]
+pub fn genesis(args_json: &str, op: &str, by: &str, at: &str) -> Result<Written, Refusal> {
+    let args: GenesisArgs = from_json("genesis arguments", args_json)?;
+    let (queue, receipt) = Queue::genesis(args, op, by, at)?;
+    Ok(Written::of(&queue, receipt, false))
+}
+
+/// Applies a command (JSON of the core's `Command`) as `op` by `by` at `at`. Without
+/// `semantics` this is a write (a recorded op answers with its receipt); with it, the command
+/// is normalized and appended as a historic entry under those semantics.
+#[wasm_bindgen]
+pub fn apply(
+    bytes: &[u8],
+    command_json: &str,
+    op: &str,
+    by: &str,
+    at: &str,
+    semantics: Option<u8>,
+) -> Result<Written, Refusal> {
+    let command: Command = from_json("command", command_json)?;
+    let mut queue = Queue::verify(bytes)?;
+    let (receipt, recorded) = match semantics {
+        None => match queue.execute(&command, op, by, at)? {
+            Outcome::Applied { receipt, .. } => (receipt, false),
+            Outcome::Recorded { receipt, .. } => (receipt, true),
+        },
+        Some(semantics) => {
+            let args = command.normalize(queue.state(), queue.revision() + 1)?;
+            (queue.append_entry(args, op, by, at, semantics)?, false)
+        }
+    };
+    Ok(Written::of(&queue, receipt, recorded))
+}
+
+/// The table body for a verified queue.
+#[wasm_bindgen(js_name = renderBody)]
+pub fn render_body(bytes: &[u8]) -> Result<String, Refusal> {
+    Ok(Queue::verify(bytes)?.render_body())
+}
+
+#[derive(Serialize)]
+struct Status {
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rev: Option<u64>,
+}
+
+/// Whether `body` (the text between QUEUE.md's markers) is `current`, `stale` (with the `rev`
+/// that rendered it) or `unknown`.
+#[wasm_bindgen(js_name = bodyStatus)]
+pub fn body_status(bytes: &[u8], body: &str) -> Result<String, Refusal> {
+    let (status, rev) = match Queue::verify(bytes)?.body_status(body) {
+        table::BodyStatus::Current => ("current", None),
+        table::BodyStatus::Stale { rev } => ("stale", Some(rev)),
+        table::BodyStatus::Unknown => ("unknown", None),
+    };
+    Ok(json(&Status { status, rev }))
+}
+
+/// The text between QUEUE.md's marker lines.
+#[wasm_bindgen(js_name = tableBody)]
+pub fn table_body(md: &str) -> Result<String, Refusal> {
+    Ok(table::body(md)?.to_owned())
+}
+
+/// QUEUE.md with its body replaced and the hand-written text around it kept.
+#[wasm_bindgen]
+pub fn splice(md: &str, body: &str) -> Result<String, Refusal> {
+    Ok(table::splice(md, body)?)
+}
+
+/// The row `seat` should take up next, as JSON, or `null`.
+#[wasm_bindgen]
+pub fn next(bytes: &[u8], seat: &str) -> Result<String, Refusal> {
+    Ok(json(&Queue::verify(bytes)?.next(seat)))
+}
+
+/// Genesis arguments (JSON) from a migration map, the genesis branch and root, and the
+/// QUEUE.md whose body becomes the legacy view.
+#[wasm_bindgen(js_name = genesisArgs)]
+pub fn genesis_args(
+    map_md: &str,
+    branch: &str,
+    root: &str,
+    queue_md: &str,
+) -> Result<String, Refusal> {
+    let args = map::parse(map_md)?.genesis_args(branch, root, queue_md)?;
+    Ok(json(&args))
+}
+
+/// What changed between a migration map and the current QUEUE.md (`source_md` is the blob the
+/// map names): `{"lines": [...], "rows": [...]}`, both empty when nothing drifted.
+#[wasm_bindgen(js_name = mapDrift)]
+pub fn map_drift(map_md: &str, source_md: &str, current_md: &str) -> Result<String, Refusal> {
+    let parsed = map::parse(map_md)?;
+    Ok(json(&map::drift(&parsed, source_md, current_md)))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Snapshot {
+    revision: u64,
+    base_revision: Option<u64>,
+}
+
+/// The snapshot verdict for `queue.json` and `QUEUE.md` bytes, against a base queue.json
+/// when given: `{"revision", "baseRevision"}`.
+#[wasm_bindgen(js_name = verifySnapshot)]
+pub fn verify_snapshot(
+    json_bytes: &[u8],
+    md: &[u8],
+    base: Option<Vec<u8>>,
+) -> Result<String, Refusal> {
+    let verdict = snapshot::verify_snapshot(json_bytes, md, base.as_deref())?;
+    Ok(json(&Snapshot {
+        revision: verdict.revision,
+        base_revision: verdict.base_revision,
+    }))
+}
