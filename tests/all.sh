@@ -17,3 +17,11 @@ step "core for x86_64-unknown-none (no std)"
 cargo build -p mosaic-queue-core --target x86_64-unknown-none
 step "tests"
 cargo test --workspace --features mosaic-queue/fault-injection
+step "the Node module: wasm-pack, profile wasm-release, no wasm-opt"
+if ! command -v wasm-pack >/dev/null; then
+  echo "wasm-pack is not installed: bash .ci/run installs it (and wasm-bindgen-cli) and runs this" >&2
+  exit 1
+fi
+wasm-pack build wasm --target nodejs --profile wasm-release --out-dir ../node-shim/pkg
+step "node-shim: node --test, against the binary cargo test built"
+MOSAIC_QUEUE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/mosaic-queue" npm --prefix node-shim test
