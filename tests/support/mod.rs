@@ -40,6 +40,18 @@ const CLEARED: &[&str] = &[
     "GIT_INDEX_FILE",
     "MOSAIC_KILL_AT",
     "MOSAIC_LOCK_WAIT_MS",
+    "MOSAIC_GITEA_URL",
+    "MOSAIC_GITEA_REPO",
+    "MOSAIC_GITEA_CREDENTIAL_FILE",
+    "MOSAIC_GITEA_DEADLINE_MS",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
 ];
 
 /// The hand-written QUEUE.md the scratch repository starts with: header, markers around a
