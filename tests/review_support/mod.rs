@@ -284,3 +284,57 @@ pub fn look_on_issue(id: u64, op: &str, issue: u64) -> String {
         "look on issue #{issue} for a comment carrying <!-- mosaic-queue-op: {op} -->: if it is there run `mosaic-queue review resolve {id} {op} --comment N`, if not have jason or sage run `mosaic-queue review abandon {id} {op} --reason TEXT --yes`"
     )
 }
+
+// ---- Row 1's first request round, `OP` on issue #12. ----
+
+/// The op of row 1's first request round in the suites that need only one.
+pub const OP: &str = "darkwing-1-review";
+
+/// Row 1 with its reviewers, in progress, ready for `move 1 in-review`.
+pub fn ready(name: &str) -> (Review, String) {
+    let r = Review::new(name);
+    r.row1_in_progress();
+    let head = r.head();
+    (r, head)
+}
+
+/// `move 1 in-review --candidate SHA --issue 12`.
+pub fn to_review(candidate: &str) -> [&str; 7] {
+    [
+        "move",
+        "1",
+        "in-review",
+        "--candidate",
+        candidate,
+        "--issue",
+        "12",
+    ]
+}
+
+/// The move's receipt (rev 4) and the outcome's (rev 5) ending in `result`.
+pub fn receipts(result: &str) -> [String; 2] {
+    [
+        format!("ok {OP} rev 4 move 1 in-progress -> in-review round 1 request on #12"),
+        format!("ok {OP}.outcome rev 5 review 1 round 1 {OP} {result}"),
+    ]
+}
+
+/// Two receipts as `printed` takes them.
+pub fn lines(r: &[String; 2]) -> [&str; 2] {
+    [&r[0], &r[1]]
+}
+
+/// What stderr says when row 1's request failed.
+pub fn failed_line(message: &str) -> String {
+    format!(
+        "mosaic-queue: review request for row 1 failed: {message}; once fixed, run `mosaic-queue review request 1 --op NEW-OP`"
+    )
+}
+
+/// What stderr says when `OP`'s POST answer leaves the comment uncertain.
+pub fn uncertain_line(why: &str) -> String {
+    format!(
+        "mosaic-queue: the review request comment on issue #12 may or may not exist ({why}); look on the issue for it, then run review resolve with its id, or review abandon if it is not there; {}",
+        look_on_issue(1, OP, 12)
+    )
+}
