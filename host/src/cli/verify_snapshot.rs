@@ -4,11 +4,10 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::snapshot::{self, SnapshotError};
-
 use super::snapshot::FILES;
 use super::{CliResult, Failure};
 use crate::io::{Io, RealIo};
+use crate::sandbox;
 
 /// `verify --snapshot DIR [--base FILE]`: prints the verdict line.
 pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
@@ -16,10 +15,8 @@ pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
     Ok(())
 }
 
-/// The verdict on a snapshot, as the line `verify --snapshot` prints. Runs the native core.
-// The wasm sandbox (the core compiled to wasm, run in wasmtime with no WASI and fuel and memory
-// caps) plugs in here in a later issue: the same three byte strings go in, the same verdict
-// comes out, and this function picks the runner.
+/// The verdict on a snapshot, as the line `verify --snapshot` prints, decided by the core run
+/// in the wasmtime sandbox (crate::sandbox): no WASI, capped memory and fuel.
 pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
     let [json_name, md_name] = FILES;
     let json = read(io, &dir.join(json_name))?;
@@ -36,23 +33,12 @@ pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Fai
 }
 
 /// The same verdict on bytes already in hand: `base` is the base's bytes and how to name it.
-/// `commit` verifies its snapshot through here, so both paths give one verdict; the decision
-/// itself is the core's `verify_snapshot`, which the wasm sandbox will run too.
+/// `commit` verifies its snapshot through here, so both paths run the same sandboxed check.
 pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Result<String, Failure> {
-    let verdict = snapshot::verify_snapshot(json, md, base.map(|(b, _)| b)).map_err(|e| {
-        let shown = base.map_or("", |(_, s)| s);
-        let message = match e {
-            SnapshotError::BaseInvalid(inner) => format!("the base {shown} is invalid: {inner}"),
-            SnapshotError::Behind { revision, base } => format!(
-                "the snapshot (rev {revision}) is behind the base {shown} (rev {base}): history was lost"
-            ),
-            SnapshotError::Diverged { rev } => format!(
-                "the snapshot's log differs from the base {shown} at rev {rev}: history was rewritten"
-            ),
-            other => other.to_string(),
-        };
-        Failure::new(2, message)
-    })?;
+    let answer = sandbox::verify(json, md, base.map(|(b, _)| b))
+        .map_err(|e| Failure::new(e.exit_code(), e.to_string()))?;
+    let verdict = answer
+        .map_err(|refusal| Failure::new(2, refusal.message(base.map_or("", |(_, shown)| shown))))?;
     Ok(match verdict.base_revision {
         Some(base_rev) => format!(
             "ok verify --snapshot rev {} (extends base rev {base_rev})",
