@@ -7,7 +7,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -126,7 +127,32 @@ impl Review {
 
     /// As `run`, with `extra` variables on top.
     pub fn run_with(&self, args: &[&str], op: &str, by: &str, extra: &[(&str, &str)]) -> Out {
-        let out = self.command(args, op, by, extra).output().unwrap();
+        self.finish(self.spawn(args, op, by, extra))
+    }
+
+    /// Starts a change and returns while it runs, its output piped.
+    pub fn spawn(&self, args: &[&str], op: &str, by: &str, extra: &[(&str, &str)]) -> Child {
+        self.command(args, op, by, extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits until the fake has received `n` POSTs (the request is in flight); panics after
+    /// 20 s.
+    #[track_caller]
+    pub fn wait_for_posts(&self, n: usize) {
+        let until = Instant::now() + Duration::from_secs(20);
+        while self.fake.posts() < n {
+            assert!(Instant::now() < until, "no POST number {n} arrived");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// What a spawned change printed, once it ends.
+    pub fn finish(&self, child: Child) -> Out {
+        let out = child.wait_with_output().unwrap();
         let out = Out {
             code: out.status.code().unwrap_or(-1),
             signal: std::os::unix::process::ExitStatusExt::signal(&out.status),
