@@ -9,6 +9,7 @@ mod fake_gitea;
 
 mod review_support;
 
+use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use fake_gitea::{Answer, Endpoint};
@@ -279,6 +280,97 @@ fn connection_refused_fails_before_any_post() {
         attempt_json(OP, "darkwing", "failed", None, Some("user-transport"), None)
     );
     assert_eq!(r.fake.connections(), 0);
+}
+
+#[test]
+fn the_lead_posts_and_is_resolved_as_jarvis() {
+    let r = Review::new("lead");
+    r.ok(
+        &["set", "2", "reviewers", "flicker"],
+        "lead-2-reviewers",
+        "lead",
+        "ok lead-2-reviewers rev 2 set 2 reviewers",
+    );
+    r.ok(
+        &["move", "2", "in-progress"],
+        "lead-2-start",
+        "lead",
+        "ok lead-2-start rev 3 move 2 queued -> in-progress",
+    );
+    let head = r.head();
+    // A file named for the seat "lead" is not the lead's: its login is jarvis.
+    let seat_file = r
+        .repo
+        .base
+        .join("agents/lead/secrets/gitea-mosaicstack-lead.token");
+    std::fs::create_dir_all(seat_file.parent().unwrap()).unwrap();
+    std::fs::write(&seat_file, format!("{}\n", token("jarvis"))).unwrap();
+    std::fs::set_permissions(&seat_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let op = "lead-2-review";
+    let out = r.run_with(
+        &["move", "2", "in-review", "--candidate", &head],
+        op,
+        "lead",
+        &[("MOSAIC_GITEA_CREDENTIAL_FILE", seat_file.to_str().unwrap())],
+    );
+    let line = printed(
+        &out,
+        1,
+        &[
+            &format!("ok {op} rev 4 move 2 in-progress -> in-review round 1 request on #20"),
+            &format!("ok {op}.outcome rev 5 review 2 round 1 {op} failed"),
+        ],
+    );
+    assert_eq!(
+        line,
+        format!(
+            "mosaic-queue: review request for row 2 failed: {} is not jarvis's token file; MOSAIC_GITEA_CREDENTIAL_FILE must end in /agents/jarvis/secrets/gitea-mosaicstack-jarvis.token; once fixed, run `mosaic-queue review request 2 --op NEW-OP`",
+            seat_file.display()
+        )
+    );
+    assert_eq!(r.fake.connections(), 0);
+
+    // With jarvis's file: a 201 without an id leaves it uncertain, the comment stored.
+    r.fake.script(Endpoint::PostComment, Answer::WithoutId);
+    let op = "lead-2-request-2";
+    let out = r.run(&["review", "request", "2"], op, "lead");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let stored = r.fake.comments();
+    assert_eq!(
+        (stored[0].id, &*stored[0].login, stored[0].issue),
+        (4001, "jarvis", 20)
+    );
+    let auth = format!("token {}", token("jarvis"));
+    assert!(
+        r.fake
+            .seen()
+            .iter()
+            .all(|s| s.authorization.as_deref() == Some(&*auth))
+    );
+
+    let candidate = git(&head);
+    let by_seat = r.fake.plant_comment(
+        20,
+        "lead",
+        &review_support::marked_body(op, 2, 1, &candidate),
+    );
+    r.refused(
+        &["review", "resolve", "2", op, "--comment", &by_seat.to_string()],
+        "lead-2-resolve-0",
+        "lead",
+        2,
+        &format!(
+            "mosaic-queue: refused: comment {by_seat} does not answer attempt {op}: it was written by lead, not the requester's login jarvis"
+        ),
+    );
+    r.ok(
+        &["review", "resolve", "2", op, "--comment", "4001"],
+        "lead-2-resolve",
+        "lead",
+        &format!(
+            "ok lead-2-resolve rev 8 review resolve 2 round 1 {op} uncertain -> posted comment 4001"
+        ),
+    );
 }
 
 // ---- Retries never post. ----

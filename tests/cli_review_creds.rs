@@ -11,7 +11,7 @@ mod review_support;
 
 use std::os::unix::fs::PermissionsExt;
 
-use review_support::{attempt_json, failed_line, printed, ready, to_review, token};
+use review_support::{OP, attempt_json, failed_line, printed, ready, to_review, token};
 
 #[test]
 fn every_credential_refusal_fails_the_attempt_with_no_connection() {
@@ -156,4 +156,36 @@ fn every_credential_refusal_fails_the_attempt_with_no_connection() {
         ],
     );
     assert_eq!(r.fake.posts(), 1);
+}
+
+#[test]
+fn a_resolve_with_a_refused_token_file_fails_with_no_connection_and_writes_nothing() {
+    let (r, head) = ready("creds-resolve");
+    let out = r.run_with(
+        &to_review(&head),
+        OP,
+        "darkwing",
+        &[("MOSAIC_KILL_AT", "request-posted")],
+    );
+    assert_eq!(out.signal, Some(9));
+    let connections = r.fake.connections();
+    let open = r.token_file("darkwing");
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let before = r.repo.snapshot();
+    let out = r.run(
+        &["review", "resolve", "1", OP, "--comment", "4001"],
+        "darkwing-1-resolve",
+        "darkwing",
+    );
+    assert_eq!(
+        out.fails(1),
+        format!(
+            "mosaic-queue: cannot fetch comment 4001: {} has mode 0640; it must be 0600 (chmod 600 {})",
+            open.display(),
+            open.display()
+        )
+    );
+    r.repo.assert_unchanged(&before);
+    assert_eq!(r.fake.connections(), connections);
+    assert_eq!(r.attempt(1, 1, 1)["state"], "requesting");
 }

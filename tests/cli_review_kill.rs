@@ -415,3 +415,78 @@ fn a_posted_outcome_after_an_abandon_is_a_conflict_that_resolve_settles() {
     );
     assert_eq!(r.fake.posts(), 1);
 }
+
+#[test]
+fn a_late_outcome_is_recorded_after_the_row_is_done() {
+    let (r, head) = ready("late-done");
+    r.fake.script(
+        Endpoint::PostComment,
+        Answer::Delay(Duration::from_millis(5000)),
+    );
+    let mut child = r.spawn(&to_review(&head), OP, "darkwing", &[]);
+    r.wait_for_posts(1);
+    let id = r.fake.comments()[0].id;
+    let candidate = git(&head);
+    r.ok(
+        &["review", "resolve", "1", OP, "--comment", &id.to_string()],
+        "darkwing-1-resolve",
+        "darkwing",
+        &format!(
+            "ok darkwing-1-resolve rev 5 review resolve 1 round 1 {OP} requesting -> posted comment {id}"
+        ),
+    );
+    for (by, rev) in [("flicker", 6), ("pixel", 7)] {
+        let op = format!("{by}-1-verdict");
+        r.ok(
+            &[
+                "review",
+                "record",
+                "1",
+                "--verdict",
+                "approve",
+                "--comment",
+                "4100",
+                "--candidate",
+                &candidate,
+            ],
+            &op,
+            by,
+            &format!("ok {op} rev {rev} review record 1 round 1 approve comment 4100"),
+        );
+    }
+    r.ok(
+        &["move", "1", "done"],
+        "darkwing-1-done",
+        "darkwing",
+        "ok darkwing-1-done rev 8 move 1 in-review -> done",
+    );
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the request's answer came before the row was done; the machine is too slow for this schedule"
+    );
+    let out = r.finish(child);
+    let [first, _] = receipts("");
+    printed(
+        &out,
+        0,
+        &[
+            &first,
+            &format!(
+                "ok {OP}.outcome rev 9 review 1 round 1 {OP} posted http 201 comment {id} after posted, now posted"
+            ),
+        ],
+    );
+    assert_eq!(r.repo.row(1)["status"], "done");
+    assert_eq!(
+        r.attempt(1, 1, 1),
+        attempt_json(
+            OP,
+            "darkwing",
+            "posted",
+            Some(201),
+            Some("created"),
+            Some(id)
+        )
+    );
+    assert_eq!(r.fake.posts(), 1);
+}
