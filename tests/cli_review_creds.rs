@@ -104,6 +104,16 @@ fn every_credential_refusal_fails_the_attempt_with_no_connection() {
             "MOSAIC_GITEA_REPO is not set; set MOSAIC_GITEA_REPO (owner/name of the repository)"
                 .into(),
         ),
+        (
+            "MOSAIC_GITEA_URL",
+            "ftp://127.0.0.1".into(),
+            "MOSAIC_GITEA_URL \"ftp://127.0.0.1\" is not an http:// or https:// URL; set it to the instance's base URL".into(),
+        ),
+        (
+            "MOSAIC_GITEA_REPO",
+            "stack".into(),
+            "MOSAIC_GITEA_REPO \"stack\" is not owner/name; set it to e.g. mosaic/mosaicstack".into(),
+        ),
     ];
     for (n, (var, value, message)) in cases.iter().enumerate() {
         let rev = 4 + 2 * n as u64;
@@ -147,12 +157,16 @@ fn every_credential_refusal_fails_the_attempt_with_no_connection() {
     // The seat's own file still posts: the refusals were about the files, not the seat.
     let op = "darkwing-1-request-ok";
     let out = r.run(&["review", "request", "1"], op, "darkwing");
+    let (rev, attempt) = (4 + 2 * cases.len(), cases.len() + 1);
     printed(
         &out,
         0,
         &[
-            &format!("ok {op} rev 22 review request 1 round 1 attempt 10 on #12"),
-            &format!("ok {op}.outcome rev 23 review 1 round 1 {op} posted http 201 comment 4001"),
+            &format!("ok {op} rev {rev} review request 1 round 1 attempt {attempt} on #12"),
+            &format!(
+                "ok {op}.outcome rev {} review 1 round 1 {op} posted http 201 comment 4001",
+                rev + 1
+            ),
         ],
     );
     assert_eq!(r.fake.posts(), 1);

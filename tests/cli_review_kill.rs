@@ -60,6 +60,16 @@ fn killed_before_the_post_nothing_is_sent_and_an_abandon_lets_a_new_attempt_post
     assert_eq!(printed(&out, 3, &[&first]), unsettled("requesting"));
     r.assert_unchanged(&before);
     assert_eq!(r.fake.connections(), 0);
+    // A requesting attempt is unresolved: no new attempt until it is settled.
+    r.refused(
+        &["review", "request", "1"],
+        "darkwing-1-request-x",
+        "darkwing",
+        2,
+        &format!(
+            "mosaic-queue: refused: row 1 has an unresolved request: {OP} is requesting on issue #12; look there for a comment carrying <!-- mosaic-queue-op: {OP} -->, then run `review resolve 1 {OP} --comment N`, or have jason or sage run `review abandon 1 {OP} --reason TEXT --yes`"
+        ),
+    );
 
     // Nobody finds a comment: jason or sage abandons, and the round keeps a duplicate risk.
     let reason = "no comment on #12 after an hour";
@@ -225,6 +235,47 @@ fn a_lock_held_when_the_outcome_arrives_says_the_comment_was_posted() {
     assert_eq!(r.fake.posts(), 1);
 }
 
+#[test]
+fn a_lock_held_when_a_failed_outcome_arrives_says_to_abandon() {
+    let (r, head) = ready("held-failed");
+    // GET /user answers late, naming another login: the request fails before any POST.
+    r.fake.user_names(Some("pixel"));
+    r.fake
+        .script(Endpoint::User, Answer::Delay(Duration::from_millis(1500)));
+    let child = r.spawn(
+        &to_review(&head),
+        OP,
+        "darkwing",
+        &[("MOSAIC_LOCK_WAIT_MS", "300")],
+    );
+    r.wait_for_requests(Endpoint::User, 1);
+    let holder = Holder::this_process();
+    r.repo.plant_lock(&holder);
+    let out = r.finish(child);
+    let [first, _] = receipts("");
+    let lock = r.repo.path(".git/mosaic-queue.lock");
+    assert_eq!(
+        printed(&out, 3, &[&first]),
+        format!(
+            "mosaic-queue: the request failed (the token in {} belongs to Gitea user \"pixel\", not darkwing; use darkwing's own token file) and that outcome is not logged (the queue lock {} is held by pid {} (op holder-op-0001, verb move, at 2026-01-02T03:04:05.678Z) and was not released within 0.3s; retry the same op once that command finishes); have jason or sage run `mosaic-queue review abandon 1 {OP} --reason TEXT --yes`",
+            r.token_file("darkwing").display(),
+            lock.display(),
+            holder.pid
+        )
+    );
+    assert_eq!(r.attempt(1, 1, 1)["state"], "requesting");
+    assert_eq!(r.fake.posts(), 0);
+    std::fs::remove_file(&lock).unwrap();
+    r.ok(
+        &["review", "abandon", "1", OP, "--reason", "GET user named pixel", "--yes"],
+        "sage-1-abandon",
+        "sage",
+        &format!(
+            "ok sage-1-abandon rev 5 review abandon 1 round 1 {OP} requesting -> abandoned (duplicate risk)"
+        ),
+    );
+}
+
 // ---- Late outcomes: the POST's answer arrives after a resolve or an abandon. ----
 
 /// Starts `move 1 in-review` with the POST's answer held back, and returns once Gitea has
@@ -272,6 +323,55 @@ fn a_late_posted_outcome_with_the_resolved_comment_stays_posted() {
             "posted",
             Some(201),
             Some("created"),
+            Some(id)
+        )
+    );
+    assert_eq!(r.fake.posts(), 1);
+}
+
+#[test]
+fn a_late_uncertain_outcome_after_a_resolve_stays_posted() {
+    let (mut r, head) = ready("late-uncertain");
+    r.deadline_ms = "3000".into();
+    r.fake.script(
+        Endpoint::PostComment,
+        Answer::Delay(Duration::from_millis(6000)),
+    );
+    let mut child = r.spawn(&to_review(&head), OP, "darkwing", &[]);
+    r.wait_for_posts(1);
+    let id = r.fake.comments()[0].id;
+    r.ok(
+        &["review", "resolve", "1", OP, "--comment", &id.to_string()],
+        "darkwing-1-resolve",
+        "darkwing",
+        &format!(
+            "ok darkwing-1-resolve rev 5 review resolve 1 round 1 {OP} requesting -> posted comment {id}"
+        ),
+    );
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the request gave up before the resolve; the machine is too slow for this schedule"
+    );
+    let out = r.finish(child);
+    let [first, _] = receipts("");
+    printed(
+        &out,
+        0,
+        &[
+            &first,
+            &format!(
+                "ok {OP}.outcome rev 6 review 1 round 1 {OP} uncertain after posted, now posted"
+            ),
+        ],
+    );
+    assert_eq!(
+        r.attempt(1, 1, 1),
+        attempt_json(
+            OP,
+            "darkwing",
+            "posted",
+            None,
+            Some("post-deadline"),
             Some(id)
         )
     );

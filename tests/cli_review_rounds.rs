@@ -389,14 +389,32 @@ fn a_row_without_reviewers_posts_nothing_and_done_needs_evidence() {
         2,
         "mosaic-queue: refused: moving row 2 to done from a round that posted nothing needs --evidence comment=<id>,round=<n>,candidate=<digest>",
     );
+    // Round 2 freezes the same candidate: round 1's evidence still can't close it.
+    r.ok(
+        &["move", "2", "in-progress"],
+        "darkwing-2-rework",
+        "darkwing",
+        "ok darkwing-2-rework rev 4 move 2 in-review -> in-progress",
+    );
+    let out = r.run_with(
+        &["move", "2", "in-review", "--candidate", &head],
+        "darkwing-2-review-2",
+        "darkwing",
+        &none,
+    );
+    printed(
+        &out,
+        0,
+        &["ok darkwing-2-review-2 rev 5 move 2 in-progress -> in-review round 2"],
+    );
     let zeros = format!("git:{}", "0".repeat(40));
     let wrong = [
         (
-            format!("comment=9,round=2,candidate={candidate}"),
+            format!("comment=9,round=1,candidate={candidate}"),
             "round= is not the current round",
         ),
         (
-            format!("comment=9,round=1,candidate={zeros}"),
+            format!("comment=9,round=2,candidate={zeros}"),
             "candidate= is not the current round's candidate",
         ),
     ];
@@ -411,12 +429,12 @@ fn a_row_without_reviewers_posts_nothing_and_done_needs_evidence() {
             ),
         );
     }
-    let evidence = format!("comment=9,round=1,candidate={candidate}");
+    let evidence = format!("comment=9,round=2,candidate={candidate}");
     r.ok(
         &["move", "2", "done", "--evidence", &evidence],
         "darkwing-2-done",
         "darkwing",
-        "ok darkwing-2-done rev 4 move 2 in-review -> done",
+        "ok darkwing-2-done rev 6 move 2 in-review -> done",
     );
     assert_eq!(r.fake.connections(), 0);
 }
