@@ -159,7 +159,6 @@ fn resolve_refuses_every_comment_that_is_not_the_attempts() {
 }
 
 #[test]
-#[ignore = "bug: review resolve exits 1, not 2, when the comment id is a 404 or a timeline event (204): the comment is refused, not a failed operation"]
 fn resolve_refuses_a_missing_comment_and_a_timeline_event_with_exit_2() {
     let (r, _) = uncertain("resolve-missing");
     let event = r.fake.plant_event(12);

@@ -369,7 +369,7 @@ pub fn failed_line(message: &str) -> String {
 /// What stderr says when `OP`'s POST answer leaves the comment uncertain.
 pub fn uncertain_line(why: &str) -> String {
     format!(
-        "mosaic-queue: the review request comment on issue #12 may or may not exist ({why}); look on the issue for it, then run review resolve with its id, or review abandon if it is not there; {}",
+        "mosaic-queue: the review request comment on issue #12 may or may not exist ({why}); {}",
         look_on_issue(1, OP, 12)
     )
 }

@@ -11,7 +11,7 @@ use mosaic_queue_core::{Outcome, Queue, entry::IdArgs};
 use super::write::{self, here};
 use super::{CliResult, Failure, ReviewVerb, actor, args};
 use crate::creds::login_of;
-use crate::gitea::{self, GiteaConfig, PostOutcome};
+use crate::gitea::{self, GiteaConfig, GiteaError, PostOutcome};
 use crate::seam;
 use crate::store::Paths;
 
@@ -233,17 +233,22 @@ fn resolve(id: u64, attempt: &str, comment_id: u64, change: &super::Change) -> C
     });
     let current = write::read_locked(&paths)?;
     if current.entry_for_op(&change.op).is_none() {
+        // The core's own checks first (actor, row, attempt state), on a copy, so a resolve
+        // that would be refused anyway costs no network call.
+        current
+            .clone()
+            .execute(&command, &change.op, &by, &crate::clock::now())?;
         let row = current.state().row(id)?;
-        if review::locate(row, attempt).is_none() {
-            return Err(mosaic_queue_core::ReviewError::NoSuchAttempt {
-                id,
-                attempt: String::from(attempt),
-            }
-            .into());
-        }
         let cfg = GiteaConfig::from_env().map_err(|e| Failure::new(1, e.to_string()))?;
-        let fetched = gitea::fetch_comment(&cfg, login_of(&by), comment_id)
-            .map_err(|e| Failure::new(1, format!("cannot fetch comment {comment_id}: {e}")))?;
+        let fetched = gitea::fetch_comment(&cfg, login_of(&by), comment_id).map_err(|e| {
+            // A comment that is not there (or is a timeline event) is a wrong id, not a
+            // failed exchange.
+            let code = match e {
+                GiteaError::NotFound(..) | GiteaError::NotAComment(..) => 2,
+                _ => 1,
+            };
+            Failure::new(code, format!("cannot fetch comment {comment_id}: {e}"))
+        })?;
         let facts = comment::Fetched {
             id: fetched.id,
             issue: fetched.issue,

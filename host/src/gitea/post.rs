@@ -243,7 +243,7 @@ fn uncertain(status: Option<u16>, detail: &'static str, issue: u64, why: &str) -
         status,
         detail,
         message: format!(
-            "the review request comment on issue #{issue} may or may not exist ({why}); look on the issue for it, then run review resolve with its id, or review abandon if it is not there"
+            "the review request comment on issue #{issue} may or may not exist ({why})"
         ),
     }
 }
