@@ -2,6 +2,7 @@
 //! `sha256:` over the manifest's bytes; `review verify-commit` later hashes each listed path.
 //! Paths stay inside the tree: absolute paths, `..`, empty or `.` components and NUL refuse.
 
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -30,6 +31,8 @@ pub fn parse(text: &str) -> Result<Vec<Listed<'_>>, ReviewError> {
         return Err(bad(1, "the manifest lists no files"));
     }
     let mut out: Vec<Listed<'_>> = Vec::new();
+    // A set, not a scan of `out`: a manifest may list tens of thousands of files.
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
     for (i, line) in body.split('\n').enumerate() {
         let n = i + 1;
         let (sha256, path) = line
@@ -39,7 +42,7 @@ pub fn parse(text: &str) -> Result<Vec<Listed<'_>>, ReviewError> {
             return Err(bad(n, "the digest is not 64 lowercase hex characters"));
         }
         check_path(path).map_err(|why| bad(n, why))?;
-        if out.iter().any(|l| l.path == path) {
+        if !seen.insert(path) {
             return Err(bad(n, "the path is listed twice"));
         }
         out.push(Listed { sha256, path });
