@@ -44,7 +44,7 @@ pub enum SandboxError {
     )]
     OutOfMemory { cap: usize },
     /// The module trapped for another reason (a panic in the core, a stack overflow).
-    #[error("verify --snapshot: the sandbox trapped ({0}), so the snapshot is not certified")]
+    #[error("verify --snapshot: the sandbox stopped ({0}), so the snapshot is not certified")]
     Trapped(String),
     /// The module could not be compiled or run, or answered in a shape the host cannot read.
     #[error("verify --snapshot: the sandbox failed: {0}")]
