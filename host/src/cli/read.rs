@@ -187,7 +187,9 @@ fn describe(st: &State, row: &Row) -> String {
             round.candidate.as_deref().unwrap_or("-")
         ));
         for a in &round.attempts {
-            let comment = a.comment.map_or_else(String::new, |c| format!(" comment {c}"));
+            let comment = a
+                .comment
+                .map_or_else(String::new, |c| format!(" comment {c}"));
             out.push_str(&format!(
                 "  request: {} by {} {}{comment}\n",
                 a.op,
