@@ -2,10 +2,11 @@
 //! strings. Structured answers cross as JSON text and writes as a `Written`; refusals become
 //! JS `Error`s with the core's `kind()` as `code` (see `refusal`).
 
+mod command;
 mod refusal;
 
 use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::{Command, Outcome, Queue, Row, canon, map, snapshot, table};
+use mosaic_queue_core::{Outcome, Queue, Row, canon, map, snapshot, table};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -76,13 +77,15 @@ fn json<T: Serialize>(value: &T) -> String {
 /// Reads JSON the shim built from a JS value; through `from_slice`, as the core reads files,
 /// so the deserializers the core already has are reused.
 fn from_json<T: DeserializeOwned>(what: &'static str, text: &str) -> Result<T, Refusal> {
-    serde_json::from_slice(text.as_bytes()).map_err(|e| {
-        ArgumentError::Json {
-            what,
-            message: canon::one_line(&e.to_string()),
-        }
-        .into()
-    })
+    serde_json::from_slice(text.as_bytes()).map_err(|e| misfit(what, &e))
+}
+
+fn misfit(what: &'static str, e: &serde_json::Error) -> Refusal {
+    ArgumentError::Json {
+        what,
+        message: canon::one_line(&e.to_string()),
+    }
+    .into()
 }
 
 /// Checks that `bytes` are a canonical queue file, without replaying its log; answers the
@@ -171,7 +174,7 @@ pub fn apply(
     at: &str,
     semantics: Option<u8>,
 ) -> Result<Written, Refusal> {
-    let command: Command = from_json("command", command_json)?;
+    let command = command::read(command_json.as_bytes()).map_err(|e| misfit("command", &e))?;
     let mut queue = Queue::verify(bytes)?;
     let (receipt, recorded) = match semantics {
         None => match queue.execute(&command, op, by, at)? {
