@@ -174,7 +174,7 @@ pub fn apply(
     at: &str,
     semantics: Option<u8>,
 ) -> Result<Written, Refusal> {
-    let command = command::read(command_json.as_bytes()).map_err(|e| misfit("command", &e))?;
+    let command = command::read(command_json).map_err(|e| misfit("command", &e))?;
     let mut queue = Queue::verify(bytes)?;
     let (receipt, recorded) = match semantics {
         None => match queue.execute(&command, op, by, at)? {

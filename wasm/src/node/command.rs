@@ -2,15 +2,14 @@
 //! which compiles a second deserializer for every command type (a tenth of the module). The
 //! verdicts are those of `Command`'s derived `Deserialize`; the tests compare the two.
 //!
-//! Three passes over the text: `shape` checks it exactly as the derived code does (each value
-//! parsed whole, so syntax and nesting errors land where they did), `raw` takes each member's
-//! text, and the variant's own type reads its members through serde_json, as the core does.
+//! Three passes over the text: `Shape` checks it exactly as the derived code does (each value
+//! parsed whole, so syntax and nesting errors land where they did), `members` then finds each
+//! member's text, and the variant's own type reads them through serde_json, as the core does.
 
 use mosaic_queue_core::Command;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use std::fmt;
 
 /// The verbs as `Command` spells them, in its order (the unknown-verb message lists them).
@@ -32,11 +31,10 @@ const VERBS: &[&str] = &[
 const TAG: &str = "verb";
 
 /// Reads a `Command` from JSON text.
-pub fn read(bytes: &[u8]) -> Result<Command, serde_json::Error> {
-    let mut json = serde_json::Deserializer::from_slice(bytes);
-    let (verb, members) = (&mut json).deserialize_any(Shape)?;
-    let parts = serde_json::Deserializer::from_slice(bytes).deserialize_any(Raw)?;
-    let (text, starts) = parts.text(members);
+pub fn read(json_text: &str) -> Result<Command, serde_json::Error> {
+    let mut json = serde_json::Deserializer::from_slice(json_text.as_bytes());
+    let (verb, form) = (&mut json).deserialize_any(Shape)?;
+    let (text, starts) = rebuilt(json_text, form);
     let command = variant(verb, &text).map_err(|e| as_buffered(&e, &text, &starts))?;
     json.end()?;
     Ok(command)
@@ -221,80 +219,41 @@ impl<'de> Visitor<'de> for Verb {
     }
 }
 
-/// The second pass: each member's text, key and value as written, the tag's dropped.
-struct Raw;
-
-#[derive(Default)]
-struct Parts<'de> {
-    members: Vec<(&'de RawValue, &'de RawValue)>,
-    elements: Vec<&'de RawValue>,
+/// The members of `text` as written, the tag's dropped, as a document of their own for the
+/// variant's type to read; and where an array form's elements start in it.
+fn rebuilt(text: &str, form: Members) -> (String, Vec<usize>) {
+    let mut out = String::new();
+    let mut starts = Vec::new();
+    let is_tag =
+        |key: &str| serde_json::from_slice::<String>(key.as_bytes()).is_ok_and(|k| k == TAG);
+    let (open, close) = match form {
+        Members::Object => ('{', '}'),
+        Members::Array => ('[', ']'),
+    };
+    out.push(open);
+    let mut first = true;
+    for (i, member) in members::split(text).into_iter().enumerate() {
+        match (form, member.key) {
+            (Members::Object, Some(key)) if is_tag(key) => continue,
+            // The first element is the verb.
+            (Members::Array, _) if i == 0 => continue,
+            _ => {}
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        if let Some(key) = member.key {
+            out.push_str(key);
+            out.push(':');
+        }
+        starts.push(out.len());
+        out.push_str(member.value);
+    }
+    out.push(close);
+    (out, starts)
 }
 
-impl Parts<'_> {
-    /// The members as a document of their own, for the variant's type to read, and where an
-    /// array form's elements start in it.
-    fn text(&self, form: Members) -> (String, Vec<usize>) {
-        let mut out = String::new();
-        let mut starts = Vec::new();
-        match form {
-            Members::Object => {
-                out.push('{');
-                for (i, (key, value)) in self.members.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(key.get());
-                    out.push(':');
-                    out.push_str(value.get());
-                }
-                out.push('}');
-            }
-            Members::Array => {
-                out.push('[');
-                for (i, element) in self.elements.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    starts.push(out.len());
-                    out.push_str(element.get());
-                }
-                out.push(']');
-            }
-        }
-        (out, starts)
-    }
-}
-
-impl<'de> Visitor<'de> for Raw {
-    type Value = Parts<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("internally tagged enum Command")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts<'de>, A::Error> {
-        let mut parts = Parts::default();
-        while let Some(key) = map.next_key::<&RawValue>()? {
-            let value = map.next_value::<&RawValue>()?;
-            let name = serde_json::from_slice::<String>(key.get().as_bytes());
-            let is_tag = name.is_ok_and(|name| name == TAG);
-            if !is_tag {
-                parts.members.push((key, value));
-            }
-        }
-        Ok(parts)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parts<'de>, A::Error> {
-        let mut parts = Parts::default();
-        // The first element is the verb.
-        seq.next_element::<&RawValue>()?;
-        while let Some(element) = seq.next_element::<&RawValue>()? {
-            parts.elements.push(element);
-        }
-        Ok(parts)
-    }
-}
-
+mod members;
 #[cfg(test)]
 mod tests;

@@ -8,13 +8,25 @@ fn derived(text: &str) -> Result<Command, String> {
 }
 
 fn ours(text: &str) -> Result<Command, String> {
-    read(text.as_bytes()).map_err(|e| e.to_string())
+    read(text).map_err(|e| e.to_string())
 }
 
 /// Commands that apply, and commands malformed in every way found: as objects and arrays,
 /// keys repeated, escaped and out of order, every verb's fields missing, unknown or of the
 /// wrong type, enums as strings, objects, numbers and arrays, trailing text.
 const SAME: &[&str] = &[
+    r#"{ "verb" : "release" , "id" : 1 }"#,
+    r#"[ "release" , 1 ]"#,
+    "{\t\"verb\":\r\n\"move\",\"id\":1,\"to\":\"done\",\"reason\":\"r\" }",
+    r#"{"verb":"move","id":1,"to":"done","reason":"q\"]},[{\\"}"#,
+    r#"{"verb":"move","id":1,"reason":["]",{"}":"["}],"to":"done"}"#,
+    r#"{"verb":"add","pie\"ce":1,"piece":"P"}"#,
+    r#"{"verb":"add","piece":"P","note":"\u0022verb\u0022"}"#,
+    r#"{"verb":"add","piece":"é ✓ 𝄞","gate":"x"}"#,
+    r#"{"verb":"set","id":1,"field":"issues","value":[ 1 , 2 ]}"#,
+    r#"{"verb":"set","id":1,"field":"piece","value":{"a":[1,{"b":"}"}]}}"#,
+    r#"{"verb":"release","id":1e0}"#,
+    r#"{"verb":"release","id":-0}"#,
     r#"{"verb":"add","piece":"P","issues":[3,1,3]}"#,
     r#"{"verb":"add","piece":"P","status":"parked","extra":1}"#,
     r#"{"piece":"P","verb":"add"}"#,
