@@ -14,8 +14,8 @@ export const wasmPath = fileURLToPath(new URL('./pkg/mosaic_queue_wasm_bg.wasm',
 function load() {
   if (!existsSync(glue)) {
     const err = new Error(
-      'node-shim/pkg is not built; at the workspace root run ' +
-        '`wasm-pack build wasm --target nodejs --release --out-dir ../node-shim/pkg`',
+      'node-shim/pkg is not built; at the workspace root run `bash tests/all.sh`, or its ' +
+        'two Node-module steps (wasm-pack with --profile wasm-release, then wasm-opt -Oz)',
     );
     err.code = 'wasm-missing';
     throw err;
