@@ -2,14 +2,21 @@
 //! repository or index. The queue only reads through it, except `demo`, which builds its own
 //! scratch checkout.
 
+use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Runs `git ARGS` in `dir`; `Ok(stdout)` on exit 0, `Err(stderr)` otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
+    output(&mut reading(dir, args))
+}
+
+/// `git ARGS` in `dir` against the repository's own index: for callers that stream git's
+/// output themselves.
+pub fn reading(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = command(dir, args);
     cmd.env_remove("GIT_INDEX_FILE");
-    output(&mut cmd)
+    cmd
 }
 
 /// Runs `git ARGS` in `dir` like `run`, but against the index file `index`: a hook runs with
@@ -19,6 +26,29 @@ pub fn run_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<String,
     let mut cmd = command(dir, args);
     cmd.env("GIT_INDEX_FILE", index);
     output(&mut cmd)
+}
+
+/// Runs `git ARGS` in `dir` with `input` on its stdin; stdout as bytes on exit 0, else its
+/// stderr on one line. For output that is binary or NUL-delimited (`cat-file --batch`, `-z`).
+pub fn bytes_with_input(dir: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
+    let mut child = reading(dir, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // A writer thread: git may fill its stdout pipe before it has read all its input.
+    let out = std::thread::scope(|s| {
+        s.spawn(move || stdin.write_all(input));
+        child.wait_with_output()
+    })
+    .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(one_line(&out.stderr))
+    }
 }
 
 fn command(dir: &Path, args: &[&str]) -> Command {
@@ -38,11 +68,13 @@ fn output(cmd: &mut Command) -> Result<String, String> {
             .trim_end_matches('\n')
             .to_owned())
     } else {
-        // Errors end up in one-line messages.
-        Err(String::from_utf8_lossy(&out.stderr)
-            .trim()
-            .replace('\n', "; "))
+        Err(one_line(&out.stderr))
     }
+}
+
+/// Errors end up in one-line messages.
+fn one_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr).trim().replace('\n', "; ")
 }
 
 /// Whether `HEAD:<path>` exists in the object database.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use sha2::{Digest, Sha256};
 
@@ -33,45 +33,9 @@ pub struct Change {
     pub after: Option<(String, String)>,
 }
 
-/// Runs git in `dir` with `input` on its stdin; stdout as bytes, or git's stderr on one line.
+/// git in `dir` with `input` on its stdin (the project's one git runner).
 fn git(dir: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    let mut child = command(dir, args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    // A writer thread: git may fill its stdout pipe before it has read all its input.
-    let out = std::thread::scope(|s| {
-        s.spawn(move || stdin.write_all(input));
-        child.wait_with_output()
-    })
-    .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(out.stdout)
-    } else {
-        Err(one_line(&out.stderr))
-    }
-}
-
-/// `git ARGS` with the variables that would point it at another repository or index removed.
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.args(args).current_dir(dir);
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_COMMON_DIR",
-        "GIT_INDEX_FILE",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn one_line(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).trim().replace('\n', "; ")
+    crate::git::bytes_with_input(dir, args, input)
 }
 
 fn text(bytes: Vec<u8>) -> String {
@@ -144,7 +108,7 @@ pub fn blob_sha256(dir: &Path, oids: &[&str]) -> Result<Vec<String>, String> {
         return Ok(Vec::new());
     }
     let input: String = oids.iter().map(|o| format!("{o}\n")).collect();
-    let mut child = command(dir, &["cat-file", "--batch"])
+    let mut child = crate::git::reading(dir, &["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
