@@ -12,7 +12,7 @@ mod review_support;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use fake_gitea::{Answer, Endpoint};
+use fake_gitea::{Answer, Endpoint, RealGitea};
 use review_support::{
     OP, Review, attempt_json, failed_line, git, lines, look_on_issue, markers, printed, ready,
     receipts, to_review, token, uncertain_line,
@@ -427,36 +427,12 @@ fn a_retry_of_the_same_op_prints_the_log_and_never_posts() {
 /// file's name gives the login; the seat is that login (the lead for jarvis).
 #[test]
 fn real_gitea() {
-    let vars = [
-        "MOSAIC_GITEA_TEST_URL",
-        "MOSAIC_GITEA_TEST_REPO",
-        "MOSAIC_GITEA_TEST_TOKEN_FILE",
-    ];
-    let values: Vec<Option<String>> = vars
-        .iter()
-        .map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-        .collect();
-    let [Some(url), Some(repo_name), Some(file)] = &values[..] else {
-        println!(
-            "skipped: set {} to run the review requests against a real Gitea",
-            vars.join(", ")
-        );
+    let Some(real) = RealGitea::from_env("the review requests") else {
         return;
     };
-    let issue = std::env::var("MOSAIC_GITEA_TEST_ISSUE")
-        .ok()
-        .map_or(1, |n| {
-            n.parse::<u64>()
-                .expect("MOSAIC_GITEA_TEST_ISSUE is a number")
-        })
-        .to_string();
-    let login = file
-        .rsplit('/')
-        .next()
-        .and_then(|n| n.strip_prefix("gitea-mosaicstack-"))
-        .and_then(|n| n.strip_suffix(".token"))
-        .expect("MOSAIC_GITEA_TEST_TOKEN_FILE ends in gitea-mosaicstack-<login>.token")
-        .to_owned();
+    let (url, repo_name, file) = (&real.url, &real.repo, &real.token_file);
+    let issue = real.issue.to_string();
+    let login = real.login.clone();
     let seat = if login == "jarvis" { "lead" } else { &login };
     let reviewer = if login == "pixel" { "flicker" } else { "pixel" };
     let r = Review::new("real");

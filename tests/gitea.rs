@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use fake_gitea::{Answer, Endpoint, FakeGitea};
+use fake_gitea::{Answer, Endpoint, FakeGitea, RealGitea};
 use mosaic_queue::creds::{login_of, read_token, token_suffix};
 use mosaic_queue::gitea::{
     FetchedComment, GiteaConfig, GiteaError, PostOutcome, fetch_comment, post_comment,
@@ -924,40 +924,17 @@ fn the_fake_authenticates_and_answers_like_gitea() {
 
 #[test]
 fn real_gitea() {
-    let vars = [
-        "MOSAIC_GITEA_TEST_URL",
-        "MOSAIC_GITEA_TEST_REPO",
-        "MOSAIC_GITEA_TEST_TOKEN_FILE",
-    ];
-    let values: Vec<Option<String>> = vars
-        .iter()
-        .map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-        .collect();
-    let [Some(url), Some(repo), Some(file)] = &values[..] else {
-        println!(
-            "skipped: set {} to run the shared cases against a real Gitea",
-            vars.join(", ")
-        );
+    let Some(real) = RealGitea::from_env("the shared cases") else {
         return;
     };
-    let issue = std::env::var("MOSAIC_GITEA_TEST_ISSUE")
-        .ok()
-        .map_or(1, |n| {
-            n.parse().expect("MOSAIC_GITEA_TEST_ISSUE is a number")
-        });
+    let (issue, login) = (real.issue, real.login.as_str());
     let cfg = GiteaConfig::from_vars(|name| match name {
-        "MOSAIC_GITEA_URL" => Some(url.into()),
-        "MOSAIC_GITEA_REPO" => Some(repo.into()),
-        "MOSAIC_GITEA_CREDENTIAL_FILE" => Some(file.into()),
+        "MOSAIC_GITEA_URL" => Some(real.url.clone().into()),
+        "MOSAIC_GITEA_REPO" => Some(real.repo.clone().into()),
+        "MOSAIC_GITEA_CREDENTIAL_FILE" => Some(real.token_file.clone().into()),
         _ => None,
     })
     .unwrap();
-    let login = file
-        .rsplit('/')
-        .next()
-        .and_then(|n| n.strip_prefix("gitea-mosaicstack-"))
-        .and_then(|n| n.strip_suffix(".token"))
-        .expect("MOSAIC_GITEA_TEST_TOKEN_FILE ends in gitea-mosaicstack-<login>.token");
     let body = format!(
         "mosaic-queue client test {}\n<!-- mosaic-queue-op: test-{} -->",
         std::process::id(),
