@@ -75,10 +75,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-#[path = "support/workload.rs"]
-mod workload;
-
-use workload::{Origin, Shape, Sim};
+use support::workload::{Origin, Shape, Sim};
 
 // ---- measurement helpers ----
 

@@ -10,10 +10,7 @@ use std::time::{Duration, Instant};
 use mosaic_queue::sandbox::{self, Caps, EMBEDDED, Sandbox};
 use mosaic_queue_core::{Queue, table};
 
-#[path = "../../core/examples/support/workload.rs"]
-mod workload;
-
-use workload::{Origin, Shape, Sim};
+use support::workload::{Origin, Shape, Sim};
 
 // ---- targets ----
 

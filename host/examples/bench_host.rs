@@ -223,10 +223,7 @@ fn small_checkout(bin: &Path, base: &Path, rows: u64) -> Cli {
     cli
 }
 
-#[path = "../../core/examples/support/workload.rs"]
-mod workload;
-
-use workload::{Origin, Shape, Sim};
+use support::workload::{Origin, Shape, Sim};
 
 /// Rows in the generated queue: it stays flat, only the log grows.
 const GEN_ROWS: u64 = 40;

@@ -5,9 +5,7 @@
 mod differential;
 mod hostile;
 
-#[path = "../../../../core/examples/support/workload.rs"]
-#[allow(dead_code)]
-mod workload;
+use support::workload;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -3,15 +3,8 @@
 //! with both markers for this attempt, round and candidate; abandon is privileged, needs
 //! --yes, sets the round's duplicate risk and lets `review request` post a new attempt.
 
-mod support;
-
-#[path = "../fixtures/fake_gitea.rs"]
-mod fake_gitea;
-
-mod review_support;
-
-use fake_gitea::{Answer, Endpoint};
-use review_support::{
+use support::fake_gitea::{Answer, Endpoint};
+use support::review::{
     OP, Review, attempt_json, git, marked_body, markers, printed, ready, receipts, to_review,
 };
 

@@ -2,8 +2,6 @@
 //! checkout: a hand-edited queue.json or table, a rollback, a rewritten history, a missing
 //! witness, and a file ahead of its witness. Writes refuse and leave every file as it was.
 
-mod support;
-
 use support::Repo;
 
 /// `args` plus `--op OP` and `--by BY`.

@@ -1,6 +1,7 @@
 //! The workload both benchmarks generate: seats doing plausible things (start, note, block,
 //! release, assign, set, add) on a queue, through `Queue::execute`, never refused, from a fixed
-//! seed. Shared by `bench-core` and `bench-host` through `#[path]`, so they measure one log.
+//! seed. Shared by `bench-core`, `bench-host`, `bench-faces` and the sandbox's tests, so they
+//! measure one log.
 
 use mosaic_queue_core::entry::{
     AssignArgs, GenesisArgs, IdArgs, MapRow, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,

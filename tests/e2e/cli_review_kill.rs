@@ -3,21 +3,14 @@
 //! late outcomes meeting a resolve or an abandon. After each, a retry sends nothing, and a
 //! resolve or an abandon settles the attempt.
 
-mod support;
-
-#[path = "../fixtures/fake_gitea.rs"]
-mod fake_gitea;
-
-mod review_support;
-
 use std::time::Duration;
 
-use fake_gitea::{Answer, Endpoint};
-use review_support::{
+use support::Holder;
+use support::fake_gitea::{Answer, Endpoint};
+use support::review::{
     OP, Review, attempt_json, git, lines, look_on_issue, marked_body, markers, printed, ready,
     receipts, to_review,
 };
-use support::Holder;
 
 /// What stderr says when a retry finds the attempt still unsettled in `state`.
 fn unsettled(state: &str) -> String {

@@ -3,16 +3,9 @@
 //! waiting-on-jason and done; rows without reviewers (nothing posted, done needs --evidence);
 //! and the review's issue by lead decision 23.
 
-mod support;
-
-#[path = "../fixtures/fake_gitea.rs"]
-mod fake_gitea;
-
-mod review_support;
-
-use fake_gitea::{Answer, Endpoint};
-use review_support::{OP, Review, git, printed, ready, to_review};
 use sha2::{Digest, Sha256};
+use support::fake_gitea::{Answer, Endpoint};
+use support::review::{OP, Review, git, printed, ready, to_review};
 
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)

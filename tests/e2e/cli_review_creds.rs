@@ -2,16 +2,9 @@
 //! variable fails the attempt before any connection; the failure is logged, the token never
 //! printed, and the seat's own file then posts.
 
-mod support;
-
-#[path = "../fixtures/fake_gitea.rs"]
-mod fake_gitea;
-
-mod review_support;
-
 use std::os::unix::fs::PermissionsExt;
 
-use review_support::{OP, attempt_json, failed_line, printed, ready, to_review, token};
+use support::review::{OP, attempt_json, failed_line, printed, ready, to_review, token};
 
 #[test]
 fn every_credential_refusal_fails_the_attempt_with_no_connection() {

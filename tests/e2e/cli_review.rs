@@ -2,18 +2,11 @@
 //! to the fake Gitea and logs its outcome. Every transport answer and the deadline, retries
 //! that never post, and a real Gitea when one is configured (credentials: cli_review_creds).
 
-mod support;
-
-#[path = "../fixtures/fake_gitea.rs"]
-mod fake_gitea;
-
-mod review_support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use fake_gitea::{Answer, Endpoint, RealGitea};
-use review_support::{
+use support::fake_gitea::{Answer, Endpoint, RealGitea};
+use support::review::{
     OP, Review, attempt_json, failed_line, git, lines, look_on_issue, markers, printed, ready,
     receipts, to_review, token, uncertain_line,
 };
@@ -349,7 +342,7 @@ fn the_lead_posts_and_is_resolved_as_jarvis() {
     let by_seat = r.fake.plant_comment(
         20,
         "lead",
-        &review_support::marked_body(op, 2, 1, &candidate),
+        &support::review::marked_body(op, 2, 1, &candidate),
     );
     r.refused(
         &["review", "resolve", "2", op, "--comment", &by_seat.to_string()],

@@ -2,8 +2,6 @@
 //! once with a gap-free log, seats racing for one unowned row with exactly one winner, and
 //! unlocked reads during writes that never go backwards and never report loss.
 
-mod support;
-
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};

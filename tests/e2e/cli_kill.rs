@@ -2,8 +2,6 @@
 //! names. For each step a `move` and a `note` pass, this checks what a reader sees after the
 //! kill, that `unlock` plus a retry of the same op prints one receipt, and that the log holds it once.
 
-mod support;
-
 use mosaic_queue::seam::WRITE_STEPS;
 use support::{GENESIS_BODY, Repo};
 

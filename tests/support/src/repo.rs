@@ -2,13 +2,11 @@
 //! `mosaic-queue` binary run in them with a clean environment, and byte snapshots of every
 //! file the queue owns, so a refusal can be checked to have left each one exactly as it was.
 
-// Each test file compiles its own copy of this module and uses a different part of it.
-#![allow(dead_code)]
-
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
@@ -27,8 +25,29 @@ pub fn ok(repo: &Repo, args: &[&str], op: &str, by: &str, receipt: &str) {
     assert_eq!(out.ok(), format!("{receipt}\n"));
 }
 
-/// The binary under test, built by cargo for this test target.
-pub const BIN: &str = env!("CARGO_BIN_EXE_mosaic-queue");
+/// The binary under test: the one cargo built for the test that runs (cargo names it in
+/// `CARGO_BIN_EXE_mosaic-queue` when it runs a test), else the `mosaic-queue` beside the test
+/// binary's `deps/` folder, where cargo puts it.
+pub fn bin() -> &'static str {
+    static BIN: OnceLock<String> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Ok(path) = std::env::var("CARGO_BIN_EXE_mosaic-queue") {
+            return path;
+        }
+        let me = std::env::current_exe().expect("the test binary knows its path");
+        let dir = me
+            .parent()
+            .and_then(Path::parent)
+            .expect("the test binary is in deps/");
+        let path = dir.join("mosaic-queue");
+        assert!(
+            path.is_file(),
+            "{} is missing: run the tests with cargo test",
+            path.display()
+        );
+        path.to_string_lossy().into_owned()
+    })
+}
 
 /// Variables that would make the CLI act for someone or somewhere else; every run clears them
 /// unless the test passes them in.
@@ -367,7 +386,7 @@ pub fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
 
 /// The command `run_in` runs, for a test that spawns it and acts while it runs.
 pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args(args).current_dir(dir).stdin(Stdio::null());
     for var in CLEARED {
         cmd.env_remove(var);

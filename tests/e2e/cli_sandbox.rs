@@ -2,12 +2,10 @@
 //! alone in a scratch directory outside any repository still verifies (the module is embedded),
 //! and the fault-injection caps make it refuse with exit 2 naming the fuel or the memory cap.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use support::{BIN, run_in};
+use support::run_in;
 
 /// A scratch directory with the golden `basic` pair in `snap/`; removed when dropped.
 struct Scratch(PathBuf);
@@ -41,7 +39,7 @@ fn scratch(name: &str) -> Scratch {
 fn a_lone_copy_of_the_binary_verifies_outside_any_repository() {
     let tmp = scratch("lone");
     let bin = tmp.0.join("mosaic-queue");
-    std::fs::copy(BIN, &bin).unwrap();
+    std::fs::copy(support::bin(), &bin).unwrap();
     let snap = tmp.0.join("snap");
     let base = snap.join("queue.json");
     let out = Command::new(&bin)

@@ -2,8 +2,6 @@
 //! the canonical-checkout rules (exit 2), each with one line on stderr and every queue file
 //! left exactly as it was.
 
-mod support;
-
 use support::{Repo, run_in};
 
 /// `args` plus `--op OP` and `--by BY`.

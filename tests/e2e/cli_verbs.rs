@@ -2,8 +2,6 @@
 //! exact receipts and read output, the rows and table they leave on disk, retries by op id,
 //! and the actor rule (`--by` over `$MOSAIC_AGENT_NAME`).
 
-mod support;
-
 use support::{GENESIS_BODY, QUEUE_MD, Repo, change, ok};
 
 const DW: &[&str] = &["--by", "darkwing"];

@@ -2,12 +2,10 @@
 //! happy path, the genesis bootstrap, each refusal (which publishes nothing and says why), and
 //! PATH shims that move the branch or stage a queue file at an exact point of the procedure.
 
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use support::{BIN, Repo, ok};
+use support::{Repo, ok};
 
 const QUEUE_JSON: &str = "docs/plans/queue.json";
 const QUEUE_MD: &str = "docs/plans/QUEUE.md";
@@ -15,7 +13,7 @@ const HOOK: &str = "scripts/git-hooks/pre-commit";
 
 /// The guard as the project ships it, pointing at the binary under test.
 fn hook_script() -> String {
-    format!("#!/bin/sh\nexec '{BIN}' guard\n")
+    format!("#!/bin/sh\nexec '{}' guard\n", support::bin())
 }
 
 fn make_executable(path: &Path) {

@@ -2,15 +2,13 @@
 //! and as the hook `install-hook` installs under a real `git commit`), install-hook's
 //! refusals, map-check's drift report, and the demo's installed guard.
 
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use support::{BIN, MAP_TABLE, Repo, run_in};
+use support::{MAP_TABLE, Repo, run_in};
 
-const HOOK_TEMPLATE: &str = include_str!("../host/scripts/git-hooks/pre-commit");
+const HOOK_TEMPLATE: &str = include_str!("../../host/scripts/git-hooks/pre-commit");
 const HOOK: &str = ".git/hooks/pre-commit";
 
 fn refused(path: &str) -> String {
@@ -213,7 +211,7 @@ fn install_hook_installs_the_script_and_git_commit_runs_it() {
         .ok();
     assert_eq!(repo.read(HOOK), HOOK_TEMPLATE);
 
-    let env = [("MOSAIC_QUEUE_BIN", BIN)];
+    let env = [("MOSAIC_QUEUE_BIN", support::bin())];
     let head = repo.git(&["rev-parse", "HEAD"]);
     // An unrelated commit passes the guard.
     repo.write("README", "hello\n");
@@ -486,7 +484,7 @@ fn demo_installs_the_guard_it_ships() {
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("scripts/queue-commit.sh")).unwrap(),
-        include_str!("../host/scripts/queue-commit.sh")
+        include_str!("../../host/scripts/queue-commit.sh")
     );
     assert!(stdout.contains(&format!(
         "$ mosaic-queue install-hook --by jason\nok install-hook .git/hooks/pre-commit ({})\n",

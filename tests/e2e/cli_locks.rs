@@ -2,8 +2,6 @@
 //! shortened through the fault-injection build's MOSAIC_LOCK_WAIT_MS), and a dead, reused,
 //! foreign or unreadable lock is never broken: the writer exits 1 naming it, files unchanged.
 
-mod support;
-
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 

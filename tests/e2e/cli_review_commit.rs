@@ -2,8 +2,6 @@
 //! a commit candidate by `move ID in-review --candidate`, then REFs built with git plumbing
 //! that match or differ in each way the check names. Every run leaves the queue files as is.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 

@@ -2,8 +2,6 @@
 //! accept-history and demo. Exact stdout, exit codes, one-line refusals, and the files they
 //! leave (or, refusing, do not touch).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
 use support::{Holder, Repo, change, ok, run_in};

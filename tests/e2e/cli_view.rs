@@ -2,8 +2,6 @@
 //! without replaying the log, and give exactly what the full read gives; a view that does not
 //! describe the queue.json on disk (a hand edit, a forged view) is never used.
 
-mod support;
-
 use support::Repo;
 
 fn reads(repo: &Repo) -> Vec<String> {

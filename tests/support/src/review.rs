@@ -1,9 +1,6 @@
 //! Shared set-up for the review suites (`cli_review*.rs`): a harness checkout whose seats each
 //! have a token file and a login on the fake Gitea, runs of the binary pointed at both, and the
-//! assertions those suites repeat. A test file declares `mod support;`, the fake as `fake_gitea`
-//! and this module, in that order.
-
-#![allow(dead_code)]
+//! assertions those suites repeat.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -13,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fake_gitea::{Endpoint, FakeGitea};
-use crate::support::{Out, Repo, Snapshot, assert_same, change, command, run_in};
+use crate::{Out, Repo, Snapshot, assert_same, change, command, run_in};
 
 /// Every login the fake knows, each with its own token file beside the repository.
 pub const LOGINS: &[&str] = &["darkwing", "flicker", "pixel", "jarvis", "sage", "jason"];

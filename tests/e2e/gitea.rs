@@ -2,20 +2,17 @@
 //! transport answer and its classification, the deadline, every credential refusal (with no
 //! connection made), and fetch. The shared cases also run against a real Gitea when configured.
 
-#[path = "../fixtures/fake_gitea.rs"]
-mod fake_gitea;
-
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use fake_gitea::{Answer, Endpoint, FakeGitea, RealGitea};
 use mosaic_queue::creds::{login_of, read_token, token_suffix};
 use mosaic_queue::gitea::{
     FetchedComment, GiteaConfig, GiteaError, PostOutcome, fetch_comment, post_comment,
 };
+use support::fake_gitea::{Answer, Endpoint, FakeGitea, RealGitea};
 
 const TOKEN: &str = "5d0c0ffee5d0c0ffee5d0c0ffee5d0c0ffee5d0c";
 const LOGIN: &str = "jarvis";

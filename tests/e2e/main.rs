@@ -1,0 +1,53 @@
+//! The end-to-end tests: one binary whose modules each drive the real `mosaic-queue` in scratch
+//! git checkouts (or, in `gitea`, the client against the fake Gitea). Shared set-up is the
+//! dev-only `support` crate beside this folder; a new file here is declared below, and
+//! `every_file_is_a_module` fails until it is.
+
+mod cli_admin;
+mod cli_commit;
+mod cli_concurrency;
+mod cli_git;
+mod cli_kill;
+mod cli_locks;
+mod cli_recovery;
+mod cli_refusals;
+mod cli_review;
+mod cli_review_commit;
+mod cli_review_creds;
+mod cli_review_kill;
+mod cli_review_resolve;
+mod cli_review_rounds;
+mod cli_sandbox;
+mod cli_verbs;
+mod cli_view;
+mod gitea;
+
+// The kill points, lowered caps, deadlines and lock waits these tests use exist only in the
+// `fault-injection` build; the host's dev-dependency on itself turns it on for every test
+// build, so this stops only a build that lost it.
+#[cfg(not(feature = "fault-injection"))]
+compile_error!(
+    "the end-to-end tests need the fault-injection build: cargo test -p mosaic-queue --features fault-injection"
+);
+
+/// A test file in this folder that no `mod` line names would never compile or run.
+#[test]
+fn every_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_suffix(".rs")
+            && module != "main"
+            && !main.lines().any(|l| l == format!("mod {module};"))
+        {
+            missing.push(module.to_owned());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "declare in tests/e2e/main.rs: mod {};",
+        missing.join("; mod ")
+    );
+}
