@@ -8,6 +8,7 @@ use mosaic_queue_core::Queue;
 use mosaic_queue_core::state::State;
 use thiserror::Error;
 
+use crate::exit::Exit;
 use crate::git;
 use crate::store::Paths;
 
@@ -36,8 +37,9 @@ pub enum CheckoutError {
 }
 
 impl CheckoutError {
-    pub fn exit_code(&self) -> i32 {
-        2
+    /// Every checkout rule is a refusal: run the queue from the right place.
+    pub fn exit(&self) -> Exit {
+        Exit::Refused
     }
 }
 

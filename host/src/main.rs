@@ -1,9 +1,11 @@
 //! The `mosaic-queue` binary: parse, run, and turn the outcome into the contract's exit code
-//! (clap's usage errors become 4; `--help` and `--version` exit 0).
+//! (clap's usage errors are `Exit::Usage`; `--help` and `--version` exit 0). The only place
+//! the process exits with a number.
 
 use clap::Parser;
 use clap::error::ErrorKind;
 use mosaic_queue::cli::{self, Cli};
+use mosaic_queue::exit::Exit;
 
 fn main() {
     let parsed = match Cli::try_parse() {
@@ -11,7 +13,7 @@ fn main() {
         Err(e) => {
             let code = match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                _ => 4,
+                _ => Exit::Usage.code(),
             };
             let _ = e.print();
             std::process::exit(code);
@@ -19,6 +21,6 @@ fn main() {
     };
     if let Err(f) = cli::run(parsed) {
         eprintln!("mosaic-queue: {}", f.message);
-        std::process::exit(f.code);
+        std::process::exit(f.exit.code());
     }
 }

@@ -83,8 +83,8 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
     let path = root.join(given);
     if let Ok(bytes) = std::fs::read(&path) {
         let text = String::from_utf8(bytes)
-            .map_err(|_| Failure::new(2, format!("manifest {given}: is not UTF-8")))?;
-        manifest::parse(&text).map_err(|e| Failure::new(2, format!("manifest {given}: {e}")))?;
+            .map_err(|_| Failure::refused(format!("manifest {given}: is not UTF-8")))?;
+        manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
         return Ok(Candidate {
             digest: manifest::digest(&text),
             manifest: Some(text),
@@ -100,10 +100,9 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
         ],
     )
     .map_err(|_| {
-        Failure::new(
-            2,
-            format!("--candidate {given:?} is neither a manifest file nor a commit"),
-        )
+        Failure::refused(format!(
+            "--candidate {given:?} is neither a manifest file nor a commit"
+        ))
     })?;
     let refs = git::run(
         root,
@@ -118,12 +117,9 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
     )
     .unwrap_or_default();
     if refs.trim().is_empty() {
-        return Err(Failure::new(
-            2,
-            format!(
-                "--candidate commit {sha} is not reachable from any branch or tag; push it to a branch first"
-            ),
-        ));
+        return Err(Failure::refused(format!(
+            "--candidate commit {sha} is not reachable from any branch or tag; push it to a branch first"
+        )));
     }
     Ok(Candidate {
         digest: format!("git:{sha}"),
@@ -169,7 +165,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             let candidate = match candidate {
                 Some(c) => {
                     let here =
-                        std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
+                        std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
                     Some(self::candidate(&here, &c)?)
                 }
                 None => None,
@@ -242,6 +238,7 @@ pub fn check_op(op: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exit::Exit;
 
     #[test]
     fn evidence_parses_and_refuses() {
@@ -255,7 +252,7 @@ mod tests {
             "comment=x,round=1,candidate=c",
             "comment=1,comment=2,round=1,candidate=c",
         ] {
-            assert_eq!(evidence(bad).unwrap_err().code, 4, "{bad}");
+            assert_eq!(evidence(bad).unwrap_err().exit, Exit::Usage, "{bad}");
         }
     }
 

@@ -24,14 +24,13 @@ const RESET: &str = "git reset -q -- docs/plans/queue.json docs/plans/QUEUE.md";
 pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
     let by = actor(by)?;
     if !rules::is_lead_or_privileged(&by) {
-        return Err(Failure::new(
-            2,
-            format!("refused: commit is for the lead, jason or sage only, not {by}"),
-        ));
+        return Err(Failure::refused(format!(
+            "refused: commit is for the lead, jason or sage only, not {by}"
+        )));
     }
     let paths = here()?;
     let root = paths.root.as_path();
-    let refused = |e: String| Failure::new(2, e);
+    let refused = |e: String| Failure::refused(e);
 
     // 1. H, the branch it is on, and whether it already holds the queue.
     let head = git::text(
@@ -39,9 +38,9 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
         &["rev-parse", "--verify", "-q", "HEAD^{commit}"],
         None,
     )
-    .map_err(|_| Failure::new(2, "HEAD names no commit; commit something first"))?;
+    .map_err(|_| Failure::refused("HEAD names no commit; commit something first"))?;
     let branch = git::text(root, &["symbolic-ref", "-q", "HEAD"], None)
-        .map_err(|_| Failure::new(2, "HEAD is detached; check out the queue's branch"))?;
+        .map_err(|_| Failure::refused("HEAD is detached; check out the queue's branch"))?;
     let has_queue = git::bytes(
         root,
         &["cat-file", "-e", &format!("{head}:{}", QUEUE_PATHS[0])],
@@ -51,14 +50,12 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
     .is_ok();
     match (genesis, has_queue) {
         (true, true) => {
-            return Err(Failure::new(
-                2,
+            return Err(Failure::refused(
                 "HEAD already holds docs/plans/queue.json: genesis is committed; run commit without --genesis",
             ));
         }
         (false, false) => {
-            return Err(Failure::new(
-                2,
+            return Err(Failure::refused(
                 "HEAD has no docs/plans/queue.json: the first queue commit is `mosaic-queue commit --genesis -m MSG`",
             ));
         }
@@ -89,7 +86,7 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
     } else {
         let spec = format!("{head}:{}", QUEUE_PATHS[0]);
         let bytes = git::bytes(root, &["cat-file", "blob", &spec], None, None)
-            .map_err(|e| Failure::new(1, format!("cannot read {spec}: {e}")))?;
+            .map_err(|e| Failure::failed(format!("cannot read {spec}: {e}")))?;
         Some((bytes, spec))
     };
     check_bytes(
@@ -119,12 +116,9 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
         None,
     )
     .map_err(|e| {
-        Failure::new(
-            1,
-            format!(
-                "{branch} moved since this commit began at {head} ({e}); nothing was published, retry"
-            ),
-        )
+        Failure::failed(format!(
+            "{branch} moved since this commit began at {head} ({e}); nothing was published, retry"
+        ))
     })?;
 
     reconcile(root, &head, &new, rev)?;
@@ -136,15 +130,12 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
 /// Refuses when the shared index's entries for the queue paths differ from H's: a later plain
 /// commit would publish them, and reconciling afterwards would discard someone's staging.
 fn refuse_staged(root: &Path, head: &str) -> CliResult {
-    let ours = git::queue_entries(root, None).map_err(|e| Failure::new(1, e))?;
-    let theirs = git::queue_entries(root, Some(head)).map_err(|e| Failure::new(1, e))?;
+    let ours = git::queue_entries(root, None).map_err(Failure::failed)?;
+    let theirs = git::queue_entries(root, Some(head)).map_err(Failure::failed)?;
     if ours != theirs {
-        return Err(Failure::new(
-            2,
-            format!(
-                "a queue file is staged (the index's docs/plans/queue.json or QUEUE.md differs from HEAD's); unstage it with `{RESET}`, then retry"
-            ),
-        ));
+        return Err(Failure::refused(format!(
+            "a queue file is staged (the index's docs/plans/queue.json or QUEUE.md differs from HEAD's); unstage it with `{RESET}`, then retry"
+        )));
     }
     Ok(())
 }
@@ -160,7 +151,7 @@ fn build(
 ) -> Result<String, Failure> {
     let failed = |what: &str| {
         let what = what.to_owned();
-        move |e: String| Failure::new(1, format!("cannot {what}: {e}; nothing was published"))
+        move |e: String| Failure::failed(format!("cannot {what}: {e}; nothing was published"))
     };
     let index =
         TempIndex::of_tree(root, git_dir, head).map_err(failed("build the temporary index"))?;
@@ -184,10 +175,9 @@ fn build(
 /// commit and the entries are still H's: anything else is someone's work, so the lead decides.
 fn reconcile(root: &Path, head: &str, new: &str, rev: u64) -> CliResult {
     let uncertain = |why: String| {
-        Failure::new(
-            3,
-            format!("committed {new} (queue rev {rev}) but {why}; check, then run `{RESET}`"),
-        )
+        Failure::uncertain(format!(
+            "committed {new} (queue rev {rev}) but {why}; check, then run `{RESET}`"
+        ))
     };
     let now = git::text(root, &["rev-parse", "-q", "--verify", "HEAD"], None).unwrap_or_default();
     if now != new {

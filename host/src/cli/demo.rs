@@ -100,9 +100,9 @@ fn new_dir() -> Result<PathBuf, Failure> {
         std::process::id()
     ));
     std::fs::create_dir(&dir)
-        .map_err(|e| Failure::new(1, format!("cannot create {}: {e}", dir.display())))?;
+        .map_err(|e| Failure::failed(format!("cannot create {}: {e}", dir.display())))?;
     dir.canonicalize()
-        .map_err(|e| Failure::new(1, format!("cannot resolve {}: {e}", dir.display())))
+        .map_err(|e| Failure::failed(format!("cannot resolve {}: {e}", dir.display())))
 }
 
 fn build(dir: &Path) -> CliResult {
@@ -111,13 +111,10 @@ fn build(dir: &Path) -> CliResult {
     write_file(&paths.queue_md, QUEUE_MD)?;
     // Checked before anything is committed: the durability claims need one of these.
     store::check_filesystem(&RealIo, &paths).map_err(|e| {
-        Failure::new(
-            2,
-            format!(
-                "cannot build the demo in {}: {e}; set TMPDIR to a directory on one of them",
-                std::env::temp_dir().display()
-            ),
-        )
+        Failure::refused(format!(
+            "cannot build the demo in {}: {e}; set TMPDIR to a directory on one of them",
+            std::env::temp_dir().display()
+        ))
     })?;
     let blob = git(dir, &["hash-object", "docs/plans/QUEUE.md"])?;
     let map = dir.join(MAP_PATH);
@@ -146,18 +143,18 @@ fn build(dir: &Path) -> CliResult {
     crate::say!("$ mosaic-queue install-hook --by jason");
     match guard::install_hook_in(dir, "jason") {
         Ok(receipt) => crate::say!("{receipt}"),
-        Err(f) => crate::say!("mosaic-queue: {} (exit {})", f.message, f.code),
+        Err(f) => crate::say!("mosaic-queue: {} (exit {})", f.message, f.exit.code()),
     }
     for (what, step) in STEPS {
         crate::say!("# {what}");
         crate::say!("$ mosaic-queue {step}");
         if let Err(f) = run_step(&paths, step) {
-            crate::say!("mosaic-queue: {} (exit {})", f.message, f.code);
+            crate::say!("mosaic-queue: {} (exit {})", f.message, f.exit.code());
         }
     }
 
     let md = std::fs::read_to_string(&paths.queue_md)
-        .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
     crate::say!();
     crate::say!("docs/plans/QUEUE.md:");
     crate::say!();
@@ -213,10 +210,10 @@ fn words(line: &str) -> Vec<String> {
 fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
-            .map_err(|e| Failure::new(1, format!("cannot create {}: {e}", parent.display())))?;
+            .map_err(|e| Failure::failed(format!("cannot create {}: {e}", parent.display())))?;
     }
     std::fs::write(path, text)
-        .map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))
 }
 
 /// A script the checkout runs, mode 0755 whatever the umask, so git records it executable.
@@ -224,7 +221,7 @@ fn write_executable(path: &Path, text: &str) -> Result<(), Failure> {
     use std::os::unix::fs::PermissionsExt;
     write_file(path, text)?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| Failure::new(1, format!("cannot make {} executable: {e}", path.display())))
+        .map_err(|e| Failure::failed(format!("cannot make {} executable: {e}", path.display())))
 }
 
 fn commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
@@ -253,7 +250,7 @@ fn commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
 /// Runs git in the scratch checkout, the one repository the CLI ever writes to.
 fn git(dir: &Path, args: &[&str]) -> Result<String, Failure> {
     crate::git::run(dir, args)
-        .map_err(|e| Failure::new(1, format!("git {} failed: {e}", args.join(" "))))
+        .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
 }
 
 #[cfg(test)]

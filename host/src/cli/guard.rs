@@ -24,12 +24,11 @@ const HOOK_TARGET: &str = ".git/hooks/pre-commit";
 /// `guard`: silent exit 0 when both queue entries of the index being committed match HEAD's.
 pub fn guard() -> CliResult {
     let cwd = std::env::current_dir()
-        .map_err(|e| Failure::new(1, format!("cannot read the working directory: {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
     let top = git::run(&cwd, &["rev-parse", "--show-toplevel"]).map_err(|e| {
-        Failure::new(
-            2,
-            format!("not inside a git work tree ({e}); the guard runs as the pre-commit hook"),
-        )
+        Failure::refused(format!(
+            "not inside a git work tree ({e}); the guard runs as the pre-commit hook"
+        ))
     })?;
     // Git hands a hook a relative GIT_INDEX_FILE (`.git/index`) and resolves a relative one
     // from the top level, as git itself does after finding the work tree.
@@ -39,20 +38,14 @@ pub fn guard() -> CliResult {
     let staged = staged_queue_paths(Path::new(&top), index.as_deref())?;
     match staged.as_slice() {
         [] => Ok(()),
-        [one] => Err(Failure::new(
-            2,
-            format!(
-                "refused: {one} is staged (its index entry differs from HEAD's): the queue is committed only by `mosaic-queue commit`; unstage it with `git reset -q -- {one}`"
-            ),
-        )),
-        _ => Err(Failure::new(
-            2,
-            format!(
-                "refused: {} are staged (their index entries differ from HEAD's): the queue is committed only by `mosaic-queue commit`; unstage them with `git reset -q -- {}`",
-                staged.join(" and "),
-                staged.join(" ")
-            ),
-        )),
+        [one] => Err(Failure::refused(format!(
+            "refused: {one} is staged (its index entry differs from HEAD's): the queue is committed only by `mosaic-queue commit`; unstage it with `git reset -q -- {one}`"
+        ))),
+        _ => Err(Failure::refused(format!(
+            "refused: {} are staged (their index entries differ from HEAD's): the queue is committed only by `mosaic-queue commit`; unstage them with `git reset -q -- {}`",
+            staged.join(" and "),
+            staged.join(" ")
+        ))),
     }
 }
 
@@ -65,7 +58,7 @@ pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'stat
             Some(i) => git::run_with_index(top, i, args),
             None => git::run(top, args),
         }
-        .map_err(|e| Failure::new(1, format!("git {} failed: {e}", args.join(" "))))
+        .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
     };
     let head = git::run(top, &["rev-parse", "-q", "--verify", "HEAD^{commit}"]).ok();
     let mut staged = Vec::new();
@@ -77,7 +70,7 @@ pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'stat
             None => Vec::new(),
             Some(h) => {
                 let tree = git::run(top, &["ls-tree", "--full-tree", h, "--", path])
-                    .map_err(|e| Failure::new(1, format!("git ls-tree {h} failed: {e}")))?;
+                    .map_err(|e| Failure::failed(format!("git ls-tree {h} failed: {e}")))?;
                 // `<mode> <type> <blob>\t<path>` in ls-files' shape, at stage 0.
                 tree.lines()
                     .filter_map(|l| {
@@ -107,33 +100,27 @@ pub fn install_hook(by: &Option<String>) -> CliResult {
 /// Installs the checkout's hook script at `root` as jason or sage; returns the receipt line.
 pub(super) fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> {
     if !rules::is_privileged(by) {
-        return Err(Failure::new(
-            2,
-            format!("refused: {by} may not install the guard: jason or sage only"),
-        ));
+        return Err(Failure::refused(format!(
+            "refused: {by} may not install the guard: jason or sage only"
+        )));
     }
     refuse_hooks_path(root)?;
     let source = root.join(HOOK_SOURCE);
     let meta = std::fs::symlink_metadata(&source).map_err(|e| {
-        Failure::new(
-            2,
-            format!("refused: there is no {HOOK_SOURCE} in this checkout ({e}); check out the branch that ships it"),
+        Failure::refused(format!("refused: there is no {HOOK_SOURCE} in this checkout ({e}); check out the branch that ships it"),
         )
     })?;
     if !meta.file_type().is_file() {
-        return Err(Failure::new(
-            2,
-            format!(
-                "refused: {HOOK_SOURCE} is not a regular file (a symlink or directory would install something else); restore it from git"
-            ),
-        ));
+        return Err(Failure::refused(format!(
+            "refused: {HOOK_SOURCE} is not a regular file (a symlink or directory would install something else); restore it from git"
+        )));
     }
     // O_NOFOLLOW: a symlink swapped in after the check above fails here instead of being read.
     let bytes = RealIo
         .read(&source)
-        .map_err(|e| Failure::new(1, format!("cannot read {HOOK_SOURCE}: {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot read {HOOK_SOURCE}: {e}")))?;
     write_hook(&root.join(HOOK_TARGET), &bytes)
-        .map_err(|e| Failure::new(1, format!("cannot install {HOOK_TARGET}: {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot install {HOOK_TARGET}: {e}")))?;
     let digest: String = Sha256::digest(&bytes)
         .iter()
         .take(6)
@@ -149,16 +136,13 @@ pub fn refuse_hooks_path(root: &Path) -> Result<(), Failure> {
         root,
         &["config", "--show-origin", "--get-all", "core.hooksPath"],
     ) {
-        Ok(found) => Err(Failure::new(
-            2,
-            format!(
-                "refused: core.hooksPath is set ({}), so git would not run .git/hooks/pre-commit; unset it in every scope first",
-                found.replace('\t', " ").replace('\n', "; ")
-            ),
-        )),
+        Ok(found) => Err(Failure::refused(format!(
+            "refused: core.hooksPath is set ({}), so git would not run .git/hooks/pre-commit; unset it in every scope first",
+            found.replace('\t', " ").replace('\n', "; ")
+        ))),
         // Exit 1 with nothing on stderr is git's "not set".
         Err(e) if e.is_empty() => Ok(()),
-        Err(e) => Err(Failure::new(1, format!("cannot read core.hooksPath: {e}"))),
+        Err(e) => Err(Failure::failed(format!("cannot read core.hooksPath: {e}"))),
     }
 }
 

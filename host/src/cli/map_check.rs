@@ -13,27 +13,21 @@ use crate::git;
 /// `map-check --map FILE`: exit 0 with no drift, else the report and exit 2.
 pub fn map_check(map_path: &Path) -> CliResult {
     let paths = here()?;
-    let map_text = std::fs::read_to_string(map_path).map_err(|e| {
-        Failure::new(
-            1,
-            format!("cannot read the map {}: {e}", map_path.display()),
-        )
-    })?;
+    let map_text = std::fs::read_to_string(map_path)
+        .map_err(|e| Failure::failed(format!("cannot read the map {}: {e}", map_path.display())))?;
     let map = map::parse(&map_text)
-        .map_err(|e| Failure::new(2, format!("the map {}: {e}", map_path.display())))?;
+        .map_err(|e| Failure::refused(format!("the map {}: {e}", map_path.display())))?;
     let source = git::run(&paths.root, &["cat-file", "blob", &map.source]).map_err(|_| {
-        Failure::new(
-            2,
-            format!(
+        Failure::refused(format!(
                 "the map names QUEUE.md blob {} but this repository has no such blob; rebuild the map from a committed QUEUE.md",
                 map.source
             ),
         )
     })?;
     let current = std::fs::read(&paths.queue_md)
-        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
+        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
     let current =
-        String::from_utf8(current).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
+        String::from_utf8(current).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
     let drift = map::drift(&map, &source, &current);
     if drift.is_empty() {
         crate::say!("ok map-check: no drift");
@@ -56,12 +50,9 @@ pub fn map_check(map_path: &Path) -> CliResult {
             r.table
         );
     }
-    Err(Failure::new(
-        2,
-        format!(
-            "map-check: {} drifting lines, {} drifting rows",
-            drift.lines.len(),
-            drift.rows.len()
-        ),
-    ))
+    Err(Failure::refused(format!(
+        "map-check: {} drifting lines, {} drifting rows",
+        drift.lines.len(),
+        drift.rows.len()
+    )))
 }

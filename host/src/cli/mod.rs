@@ -22,63 +22,79 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use mosaic_queue_core::{QueueError, VerbError};
 
+use self::review_commit::VerifyCommitError;
 use crate::checkout::CheckoutError;
+use crate::exit::Exit;
+use crate::sandbox::SandboxError;
 use crate::store::StoreError;
 use crate::store::lock::LockError;
 
-/// A failed command: what to print and the exit code.
+/// A failed command: the one line to print and how the command ends.
 #[derive(Debug)]
 pub struct Failure {
-    pub code: i32,
+    pub exit: Exit,
     pub message: String,
 }
 
 impl Failure {
-    pub fn new(code: i32, message: impl Into<String>) -> Failure {
+    pub fn new(exit: Exit, message: impl Into<String>) -> Failure {
         Failure {
-            code,
+            exit,
             message: message.into(),
         }
     }
 
+    pub fn failed(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Failed, message)
+    }
+
+    pub fn refused(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Refused, message)
+    }
+
+    pub fn uncertain(message: impl Into<String>) -> Failure {
+        Failure::new(Exit::Uncertain, message)
+    }
+
     pub fn usage(message: impl Into<String>) -> Failure {
-        Failure::new(4, message)
+        Failure::new(Exit::Usage, message)
     }
 }
 
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Failure {
-        Failure::new(e.exit_code(), e.to_string())
-    }
+/// Each domain's error becomes a failure with its own message and the exit it names.
+macro_rules! failure_from {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Failure {
+            fn from(e: $error) -> Failure {
+                Failure::new(e.exit(), e.to_string())
+            }
+        }
+    )*};
 }
 
-impl From<CheckoutError> for Failure {
-    fn from(e: CheckoutError) -> Failure {
-        Failure::new(e.exit_code(), e.to_string())
-    }
-}
-
-impl From<LockError> for Failure {
-    fn from(e: LockError) -> Failure {
-        Failure::new(e.exit_code(), e.to_string())
-    }
-}
+failure_from!(
+    StoreError,
+    CheckoutError,
+    LockError,
+    SandboxError,
+    VerifyCommitError
+);
 
 impl From<VerbError> for Failure {
     fn from(e: VerbError) -> Failure {
-        Failure::new(2, format!("refused: {e}"))
+        Failure::refused(format!("refused: {e}"))
     }
 }
 
 impl From<mosaic_queue_core::ReviewError> for Failure {
     fn from(e: mosaic_queue_core::ReviewError) -> Failure {
-        Failure::new(2, format!("refused: {e}"))
+        Failure::refused(format!("refused: {e}"))
     }
 }
 
 impl From<QueueError> for Failure {
     fn from(e: QueueError) -> Failure {
-        Failure::new(2, e.to_string())
+        Failure::refused(e.to_string())
     }
 }
 
@@ -92,20 +108,17 @@ pub fn out(text: &str) -> CliResult {
     stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::new(1, format!("cannot write to stdout: {e}")))
+        .map_err(|e| Failure::failed(format!("cannot write to stdout: {e}")))
 }
 
 /// Prints a receipt. One that cannot be printed leaves its op durable but unacknowledged,
 /// which is exit 3: the caller retries the same op and gets the receipt from the log.
 pub fn out_receipt(receipt: &str) -> CliResult {
     out(&format!("{receipt}\n")).map_err(|f| {
-        Failure::new(
-            3,
-            format!(
-                "{}; the op is written but its receipt did not print: retry the same op",
-                f.message
-            ),
-        )
+        Failure::uncertain(format!(
+            "{}; the op is written but its receipt did not print: retry the same op",
+            f.message
+        ))
     })
 }
 

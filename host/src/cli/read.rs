@@ -25,7 +25,7 @@ pub(super) struct Snapshot {
 /// more under the lock if that failed.
 pub(super) fn load_for_read() -> Result<Snapshot, Failure> {
     let io = RealIo;
-    let cwd = std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
+    let cwd = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
     let paths = checkout::locate(&cwd)?;
     if let Ok(Some(witness)) = store::read_witness(&io, &paths)
         && let Some(state) = view::load(&io, &paths, &witness)
@@ -102,7 +102,7 @@ pub fn list(json: bool) -> CliResult {
 pub fn show(id: u64, json: bool) -> CliResult {
     let snap = load_for_read()?;
     let st = &snap.state;
-    let row = st.row(id).map_err(|e| Failure::new(2, e.to_string()))?;
+    let row = st.row(id).map_err(|e| Failure::refused(e.to_string()))?;
     if json {
         print_json(&RowJson {
             revision: st.revision,

@@ -67,13 +67,10 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                 _ => {
                     let last = rev == loaded.queue.revision();
                     if !(last && recorded_witness == Some(loaded.witness.clone())) {
-                        return Err(Failure::new(
-                            2,
-                            format!(
-                                "op {} recorded accept-history at rev {rev}, and history was lost again since; run accept-history with a new op id",
-                                change.op
-                            ),
-                        ));
+                        return Err(Failure::refused(format!(
+                            "op {} recorded accept-history at rev {rev}, and history was lost again since; run accept-history with a new op id",
+                            change.op
+                        )));
                     }
                     true
                 }
@@ -97,13 +94,10 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                 } else {
                     ""
                 };
-                return Err(Failure::new(
-                    2,
-                    format!(
-                        "nothing to accept: queue.json extends the witness (rev {}){sync}; accept-history is only for Manual recovery",
-                        w.revision
-                    ),
-                ));
+                return Err(Failure::refused(format!(
+                    "nothing to accept: queue.json extends the witness (rev {}){sync}; accept-history is only for Manual recovery",
+                    w.revision
+                )));
             }
             let md = table_text(&io, &paths, &loaded.queue)?;
             // store::commit re-reads and compares the bytes; it does not ask the file to extend

@@ -11,7 +11,7 @@ use mosaic_queue_core::{Outcome, Queue, entry::IdArgs};
 use super::write::{self, here};
 use super::{CliResult, Failure, ReviewVerb, actor, args};
 use crate::creds::login_of;
-use crate::gitea::{self, GiteaConfig, GiteaError, PostOutcome};
+use crate::gitea::{self, GiteaConfig, PostOutcome};
 use crate::seam;
 use crate::store::Paths;
 
@@ -122,16 +122,14 @@ pub(super) fn after_change(
         .and_then(|row| review::locate(row, op))
         .map_or(AttemptState::Requesting, |(_, a)| a.state);
     match (&posted, state) {
-        (PostOutcome::Failed { message, .. }, AttemptState::Failed) => Err(Failure::new(
-            1,
-            format!(
+        (PostOutcome::Failed { message, .. }, AttemptState::Failed) => {
+            Err(Failure::failed(format!(
                 "review request for row {id} failed: {message}; once fixed, run `mosaic-queue review request {id} --op NEW-OP`"
-            ),
-        )),
-        (PostOutcome::Uncertain { message, .. }, AttemptState::Uncertain) => Err(Failure::new(
-            3,
-            format!("{message}; {}", look_on_issue(id, op, issue)),
-        )),
+            )))
+        }
+        (PostOutcome::Uncertain { message, .. }, AttemptState::Uncertain) => Err(
+            Failure::uncertain(format!("{message}; {}", look_on_issue(id, op, issue))),
+        ),
         _ => settled(id, op, issue, state),
     }
 }
@@ -140,27 +138,18 @@ pub(super) fn after_change(
 fn settled(id: u64, op: &str, issue: u64, state: AttemptState) -> CliResult {
     match state {
         AttemptState::Posted => Ok(()),
-        AttemptState::Failed => Err(Failure::new(
-            1,
-            format!(
-                "review request {op} on row {id} failed; run `mosaic-queue review request {id} --op NEW-OP` once the cause is fixed"
-            ),
-        )),
-        AttemptState::Abandoned => Err(Failure::new(
-            1,
-            format!(
-                "review request {op} on row {id} was abandoned; `mosaic-queue review request {id} --op NEW-OP` makes a new attempt"
-            ),
-        )),
+        AttemptState::Failed => Err(Failure::failed(format!(
+            "review request {op} on row {id} failed; run `mosaic-queue review request {id} --op NEW-OP` once the cause is fixed"
+        ))),
+        AttemptState::Abandoned => Err(Failure::failed(format!(
+            "review request {op} on row {id} was abandoned; `mosaic-queue review request {id} --op NEW-OP` makes a new attempt"
+        ))),
         AttemptState::Requesting | AttemptState::Uncertain | AttemptState::Conflict => {
-            Err(Failure::new(
-                3,
-                format!(
-                    "review request {op} on row {id} is {}, not known to be posted; {}",
-                    state.as_str(),
-                    look_on_issue(id, op, issue)
-                ),
-            ))
+            Err(Failure::uncertain(format!(
+                "review request {op} on row {id} is {}, not known to be posted; {}",
+                state.as_str(),
+                look_on_issue(id, op, issue)
+            )))
         }
     }
 }
@@ -190,7 +179,7 @@ fn unlogged(id: u64, op: &str, issue: u64, posted: &PostOutcome, f: Failure) -> 
             look_on_issue(id, op, issue)
         ),
     };
-    Failure::new(3, what)
+    Failure::uncertain(what)
 }
 
 fn outcome_op(op: &str) -> String {
@@ -239,15 +228,9 @@ fn resolve(id: u64, attempt: &str, comment_id: u64, change: &super::Change) -> C
             .clone()
             .execute(&command, &change.op, &by, &crate::clock::now())?;
         let row = current.state().row(id)?;
-        let cfg = GiteaConfig::from_env().map_err(|e| Failure::new(1, e.to_string()))?;
+        let cfg = GiteaConfig::from_env().map_err(|e| Failure::failed(e.to_string()))?;
         let fetched = gitea::fetch_comment(&cfg, login_of(&by), comment_id).map_err(|e| {
-            // A comment that is not there (or is a timeline event) is a wrong id, not a
-            // failed exchange.
-            let code = match e {
-                GiteaError::NotFound(..) | GiteaError::NotAComment(..) => 2,
-                _ => 1,
-            };
-            Failure::new(code, format!("cannot fetch comment {comment_id}: {e}"))
+            Failure::new(e.exit(), format!("cannot fetch comment {comment_id}: {e}"))
         })?;
         let facts = comment::Fetched {
             id: fetched.id,

@@ -13,6 +13,7 @@ use thiserror::Error;
 
 use self::compare::Mismatch;
 use super::{CliResult, Failure};
+use crate::exit::Exit;
 
 /// How many mismatching paths the one stderr line names before it counts the rest.
 const SHOWN: usize = 3;
@@ -67,17 +68,11 @@ pub enum VerifyCommitError {
 impl VerifyCommitError {
     /// 1 when the check ran and REF does not match (like `cmp`: an answer, not an error);
     /// git failing is 1 too; everything that stops the check from running is 2.
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit(&self) -> Exit {
         match self {
-            VerifyCommitError::Mismatch { .. } | VerifyCommitError::Git(_) => 1,
-            _ => 2,
+            VerifyCommitError::Mismatch { .. } | VerifyCommitError::Git(_) => Exit::Failed,
+            _ => Exit::Refused,
         }
-    }
-}
-
-impl From<VerifyCommitError> for Failure {
-    fn from(e: VerifyCommitError) -> Failure {
-        Failure::new(e.exit_code(), e.to_string())
     }
 }
 
@@ -118,7 +113,7 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
     let row = snap
         .state
         .row(id)
-        .map_err(|e| Failure::new(2, e.to_string()))?;
+        .map_err(|e| Failure::refused(e.to_string()))?;
     let round = review::current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
     let candidate = round
         .candidate
@@ -127,7 +122,7 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
             id,
             round: round.round,
         })?;
-    let dir = std::env::current_dir().map_err(|e| Failure::new(1, e.to_string()))?;
+    let dir = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
     let tree = objects::tree_of(&dir, reference).ok_or_else(|| VerifyCommitError::UnknownRef {
         reference: reference.to_owned(),
     })?;

@@ -50,28 +50,21 @@ pub(super) fn take(io: &dyn Io, paths: &Paths, verb: &str) -> Result<(Loaded, Ve
     // A snapshot is what gets committed: only a witnessed revision, so a commit never holds
     // ops a crash could still lose, and `sync` gets to tell the seats about a visible tail.
     if loaded.ahead_of_witness() {
-        return Err(Failure::new(
-            2,
-            format!(
-                "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then {verb}"
-            ),
-        ));
+        return Err(Failure::refused(format!(
+            "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then {verb}"
+        )));
     }
     let md = io
         .read(&paths.queue_md)
-        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
-    let text = std::str::from_utf8(&md).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
-    let body = table::body(text).map_err(|e| Failure::new(2, format!("QUEUE.md {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let text = std::str::from_utf8(&md).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
+    let body = table::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
     match loaded.queue.body_status(body) {
         BodyStatus::Current => Ok((loaded, md)),
-        BodyStatus::Stale { rev: old } => Err(Failure::new(
-            2,
-            format!(
-                "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a {verb}"
-            ),
-        )),
-        BodyStatus::Unknown => Err(Failure::new(
-            2,
+        BodyStatus::Stale { rev: old } => Err(Failure::refused(format!(
+            "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a {verb}"
+        ))),
+        BodyStatus::Unknown => Err(Failure::refused(
             "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops, then `mosaic-queue render`",
         )),
     }
@@ -91,19 +84,18 @@ fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
         out.to_path_buf()
     } else {
         std::env::current_dir()
-            .map_err(|e| Failure::new(1, format!("cannot read the working directory: {e}")))?
+            .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?
             .join(out)
     };
     let target = match std::fs::symlink_metadata(&absolute) {
         Ok(_) => {
             let dir = absolute
                 .canonicalize()
-                .map_err(|e| Failure::new(1, format!("cannot resolve --out {shown}: {e}")))?;
+                .map_err(|e| Failure::failed(format!("cannot resolve --out {shown}: {e}")))?;
             if !dir.is_dir() {
-                return Err(Failure::new(
-                    2,
-                    format!("--out {shown} is not a directory; name an empty directory"),
-                ));
+                return Err(Failure::refused(format!(
+                    "--out {shown} is not a directory; name an empty directory"
+                )));
             }
             Target { dir, create: false }
         }
@@ -119,10 +111,7 @@ fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
             };
             let parent = absolute.parent().unwrap_or(Path::new("/"));
             let parent = parent.canonicalize().map_err(|e| {
-                Failure::new(
-                    1,
-                    format!("cannot resolve the parent of --out {shown}: {e}"),
-                )
+                Failure::failed(format!("cannot resolve the parent of --out {shown}: {e}"))
             })?;
             Target {
                 dir: parent.join(name),
@@ -130,32 +119,27 @@ fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
             }
         }
         Err(e) => {
-            return Err(Failure::new(
-                1,
-                format!("cannot look at --out {shown}: {e}"),
-            ));
+            return Err(Failure::failed(format!(
+                "cannot look at --out {shown}: {e}"
+            )));
         }
     };
     let root = root
         .canonicalize()
-        .map_err(|e| Failure::new(1, format!("cannot resolve {}: {e}", root.display())))?;
+        .map_err(|e| Failure::failed(format!("cannot resolve {}: {e}", root.display())))?;
     if target.dir.starts_with(&root) {
-        return Err(Failure::new(
-            2,
-            format!(
-                "--out {shown} lies inside the repository {}; snapshot into a directory outside it",
-                root.display()
-            ),
-        ));
+        return Err(Failure::refused(format!(
+            "--out {shown} lies inside the repository {}; snapshot into a directory outside it",
+            root.display()
+        )));
     }
     if !target.create {
         let mut entries = std::fs::read_dir(&target.dir)
-            .map_err(|e| Failure::new(1, format!("cannot list --out {shown}: {e}")))?;
+            .map_err(|e| Failure::failed(format!("cannot list --out {shown}: {e}")))?;
         if entries.next().is_some() {
-            return Err(Failure::new(
-                2,
-                format!("--out {shown} is not empty; snapshot writes only into an empty directory"),
-            ));
+            return Err(Failure::refused(format!(
+                "--out {shown} is not empty; snapshot writes only into an empty directory"
+            )));
         }
     }
     Ok(target)
@@ -166,7 +150,7 @@ fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
 fn write_pair(io: &dyn Io, target: &Target, bytes: [&[u8]; 2]) -> Result<(), Failure> {
     if target.create {
         std::fs::create_dir(&target.dir)
-            .map_err(|e| Failure::new(1, format!("cannot create {}: {e}", target.dir.display())))?;
+            .map_err(|e| Failure::failed(format!("cannot create {}: {e}", target.dir.display())))?;
     }
     let mut written = Vec::new();
     let result = (|| {
@@ -174,11 +158,11 @@ fn write_pair(io: &dyn Io, target: &Target, bytes: [&[u8]; 2]) -> Result<(), Fai
             let path = target.dir.join(name);
             // create_synced opens with O_EXCL and O_NOFOLLOW: it never writes through a link.
             io.create_synced(&path, bytes)
-                .map_err(|e| Failure::new(1, format!("cannot write {}: {e}", path.display())))?;
+                .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
             written.push(path);
         }
         io.sync_dir(&target.dir)
-            .map_err(|e| Failure::new(1, format!("cannot fsync {}: {e}", target.dir.display())))
+            .map_err(|e| Failure::failed(format!("cannot fsync {}: {e}", target.dir.display())))
     })();
     if result.is_err() {
         for path in &written {

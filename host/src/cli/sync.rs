@@ -42,9 +42,7 @@ pub fn sync(op: Option<&str>) -> CliResult {
     // leaves every file as it was. The tail is confirmed by the next plain `sync`.
     let asked = match op {
         Some(op) => Some(queue.entry_for_op(op).ok_or_else(|| {
-            Failure::new(
-                2,
-                format!(
+            Failure::refused(format!(
                     "op {op} is not in the log (rev {rev}): it never became visible; retry it with the same op id and arguments"
                 ),
             )
@@ -94,12 +92,9 @@ fn confirmed_rev(loaded: &Loaded) -> Result<u64, Failure> {
     let rev = loaded.queue.revision();
     match &loaded.witness {
         None if rev == 1 => Ok(0),
-        None => Err(Failure::new(
-            2,
-            format!(
-                "there is no witness .git/mosaic-queue.head and queue.json is at rev {rev}, past genesis: sync cannot tell what was lost; see Manual recovery (accept-history)"
-            ),
-        )),
+        None => Err(Failure::refused(format!(
+            "there is no witness .git/mosaic-queue.head and queue.json is at rev {rev}, past genesis: sync cannot tell what was lost; see Manual recovery (accept-history)"
+        ))),
         Some(w) => match loaded.queue.check_extends(&loaded.sha, w) {
             Ok(()) => Ok(w.revision),
             Err(e) => {
@@ -109,10 +104,9 @@ fn confirmed_rev(loaded: &Loaded) -> Result<u64, Failure> {
                 } else {
                     " (see Manual recovery)"
                 };
-                Err(Failure::new(
-                    2,
-                    format!("sync confirms only a file that extends the witness: {msg}{hint}"),
-                ))
+                Err(Failure::refused(format!(
+                    "sync confirms only a file that extends the witness: {msg}{hint}"
+                )))
             }
         },
     }

@@ -35,10 +35,10 @@ pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Fai
 /// The same verdict on bytes already in hand: `base` is the base's bytes and how to name it.
 /// `commit` verifies its snapshot through here, so both paths run the same sandboxed check.
 pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Result<String, Failure> {
-    let answer = sandbox::verify(json, md, base.map(|(b, _)| b))
-        .map_err(|e| Failure::new(e.exit_code(), e.to_string()))?;
-    let verdict = answer
-        .map_err(|refusal| Failure::new(2, refusal.message(base.map_or("", |(_, shown)| shown))))?;
+    let answer = sandbox::verify(json, md, base.map(|(b, _)| b))?;
+    let verdict = answer.map_err(|refusal| {
+        Failure::refused(refusal.message(base.map_or("", |(_, shown)| shown)))
+    })?;
     Ok(match verdict.base_revision {
         Some(base_rev) => format!(
             "ok verify --snapshot rev {} (extends base rev {base_rev})",
@@ -50,5 +50,5 @@ pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Resul
 
 fn read(io: &dyn Io, path: &Path) -> Result<Vec<u8>, Failure> {
     io.read(path)
-        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", path.display())))
+        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", path.display())))
 }

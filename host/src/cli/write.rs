@@ -20,7 +20,7 @@ pub(super) const LOCK_WAIT: Duration = Duration::from_secs(30);
 
 pub(super) fn here() -> Result<Paths, Failure> {
     let cwd = std::env::current_dir()
-        .map_err(|e| Failure::new(1, format!("cannot read the working directory: {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
     Ok(checkout::locate(&cwd)?)
 }
 
@@ -29,12 +29,11 @@ pub(super) fn here() -> Result<Paths, Failure> {
 pub(super) fn table_text(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<String, Failure> {
     let bytes = io
         .read(&paths.queue_md)
-        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
-    let md = String::from_utf8(bytes).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
-    let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
+        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let md = String::from_utf8(bytes).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
+    let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
     if queue.body_status(body) == BodyStatus::Unknown {
-        return Err(Failure::new(
-            2,
+        return Err(Failure::refused(
             "QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then run `mosaic-queue render`",
         ));
     }
@@ -46,8 +45,7 @@ pub(super) fn load_checked(io: &dyn Io, paths: &Paths) -> Result<Loaded, Failure
     let loaded = store::load(io, paths)?;
     checkout::check_queue(paths, &loaded.queue)?;
     if loaded.witness.is_none() {
-        return Err(Failure::new(
-            2,
+        return Err(Failure::refused(
             "there is no witness .git/mosaic-queue.head: if queue.json holds genesis alone run `mosaic-queue sync`, otherwise see Manual recovery",
         ));
     }
@@ -149,9 +147,7 @@ fn finish_table(io: &dyn Io, paths: &Paths, queue: &Queue) -> CliResult {
         && matches!(queue.body_status(body), BodyStatus::Stale { .. })
     {
         store::write_table(io, paths, queue, &md).map_err(|e| {
-            Failure::new(
-                3,
-                format!("the op is recorded but QUEUE.md could not be rendered ({e}); run `mosaic-queue render`"),
+            Failure::uncertain(format!("the op is recorded but QUEUE.md could not be rendered ({e}); run `mosaic-queue render`"),
             )
         })?;
     }
@@ -187,37 +183,29 @@ pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
 pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> CliResult {
     let io = RealIo;
     store::check_filesystem(&io, paths)?;
-    let map_text = std::fs::read_to_string(map_path).map_err(|e| {
-        Failure::new(
-            1,
-            format!("cannot read the map {}: {e}", map_path.display()),
-        )
-    })?;
+    let map_text = std::fs::read_to_string(map_path)
+        .map_err(|e| Failure::failed(format!("cannot read the map {}: {e}", map_path.display())))?;
     let map = map::parse(&map_text)
-        .map_err(|e| Failure::new(2, format!("the migration map is invalid: {e}")))?;
+        .map_err(|e| Failure::refused(format!("the migration map is invalid: {e}")))?;
     let branch =
         crate::git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"]).map_err(|_| {
-            Failure::new(
-                2,
-                "HEAD is detached; check out the queue's branch before genesis",
-            )
+            Failure::refused("HEAD is detached; check out the queue's branch before genesis")
         })?;
     let at = clock::now();
     let held = lock::acquire(&io, paths, op, "genesis", &at, seam::lock_wait(LOCK_WAIT))?;
     if paths.queue_json.exists() {
-        return Err(Failure::new(
-            2,
+        return Err(Failure::refused(
             "docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)",
         ));
     }
     let md_bytes = io
         .read(&paths.queue_md)
-        .map_err(|e| Failure::new(1, format!("cannot read {}: {e}", paths.queue_md.display())))?;
-    let md = String::from_utf8(md_bytes).map_err(|_| Failure::new(2, "QUEUE.md is not UTF-8"))?;
+        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let md = String::from_utf8(md_bytes).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
     let root = paths.root.to_string_lossy().into_owned();
     let args = map
         .genesis_args(&branch, &root, &md)
-        .map_err(|e| Failure::new(2, format!("{e}; add both markers before genesis")))?;
+        .map_err(|e| Failure::refused(format!("{e}; add both markers before genesis")))?;
     let (queue, receipt) = Queue::genesis(args, op, by, &at)?;
     store::create(&io, paths, &queue, &md, &at)?;
     super::out_receipt(&receipt)?;
@@ -247,21 +235,17 @@ pub fn verify(current: bool) -> CliResult {
     );
     if current {
         let md = std::fs::read_to_string(&paths.queue_md)
-            .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
-        let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
+            .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
+        let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
         match loaded.queue.body_status(body) {
             BodyStatus::Current => line.push_str(", table current"),
             BodyStatus::Stale { rev } => {
-                return Err(Failure::new(
-                    2,
-                    format!(
-                        "QUEUE.md is stale (rendered at rev {rev}); look, then run `mosaic-queue render`"
-                    ),
-                ));
+                return Err(Failure::refused(format!(
+                    "QUEUE.md is stale (rendered at rev {rev}); look, then run `mosaic-queue render`"
+                )));
             }
             BodyStatus::Unknown => {
-                return Err(Failure::new(
-                    2,
+                return Err(Failure::refused(
                     "QUEUE.md's table is not a render of this queue; restore it with git, then run `mosaic-queue render`",
                 ));
             }
@@ -286,26 +270,24 @@ pub fn render(check: bool) -> CliResult {
     )?;
     let loaded = load_checked(&io, &paths)?;
     let md = std::fs::read_to_string(&paths.queue_md)
-        .map_err(|e| Failure::new(1, format!("cannot read QUEUE.md: {e}")))?;
-    let body = table::body(&md).map_err(|e| Failure::new(2, e.to_string()))?;
+        .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
+    let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
     let rev = loaded.queue.revision();
     match loaded.queue.body_status(body) {
         BodyStatus::Current => crate::say!("ok render rev {rev}: table current"),
         BodyStatus::Stale { rev: old } if check => {
-            return Err(Failure::new(
-                2,
-                format!("QUEUE.md is stale (rendered at rev {old}); run `mosaic-queue render`"),
-            ));
+            return Err(Failure::refused(format!(
+                "QUEUE.md is stale (rendered at rev {old}); run `mosaic-queue render`"
+            )));
         }
         BodyStatus::Stale { .. } => {
             store::sweep_temps(&io, &paths);
             store::write_table(&io, &paths, &loaded.queue, &md)
-                .map_err(|e| Failure::new(1, format!("cannot write QUEUE.md: {e}")))?;
+                .map_err(|e| Failure::failed(format!("cannot write QUEUE.md: {e}")))?;
             crate::say!("ok render rev {rev}: table rewritten");
         }
         BodyStatus::Unknown => {
-            return Err(Failure::new(
-                2,
+            return Err(Failure::refused(
                 "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops first",
             ));
         }

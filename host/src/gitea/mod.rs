@@ -13,6 +13,7 @@ pub use fetch::{FetchedComment, fetch_comment};
 pub use post::{PostOutcome, post_comment};
 
 use crate::creds::CredentialError;
+use crate::exit::Exit;
 
 /// The contract's deadline over a whole request: GET user and the POST, connect and reads.
 pub const DEADLINE: Duration = Duration::from_secs(30);
@@ -85,6 +86,17 @@ pub enum GiteaError {
     /// The deadline passed before the answer was complete.
     #[error("Gitea at {0} did not answer within {1} ms; retry when the instance responds")]
     Deadline(String, u128),
+}
+
+impl GiteaError {
+    /// A comment that is not there (or is a timeline event) is a wrong id, refused; every other
+    /// error is a failed exchange or configuration.
+    pub fn exit(&self) -> Exit {
+        match self {
+            GiteaError::NotFound(..) | GiteaError::NotAComment(..) => Exit::Refused,
+            _ => Exit::Failed,
+        }
+    }
 }
 
 impl GiteaConfig {

@@ -5,6 +5,7 @@
 use super::GiteaConfig;
 use super::exchange::{Answer, Exchange, Transport};
 use crate::creds::read_token;
+use crate::exit::Exit;
 
 /// What the transport said about one review request comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,12 +27,12 @@ pub enum PostOutcome {
 }
 
 impl PostOutcome {
-    /// The contract's exit code for this outcome.
-    pub fn exit_code(&self) -> u8 {
+    /// How a request with this outcome ends: `None` when it was posted.
+    pub fn exit(&self) -> Option<Exit> {
         match self {
-            PostOutcome::Posted { .. } => 0,
-            PostOutcome::Failed { .. } => 1,
-            PostOutcome::Uncertain { .. } => 3,
+            PostOutcome::Posted { .. } => None,
+            PostOutcome::Failed { .. } => Some(Exit::Failed),
+            PostOutcome::Uncertain { .. } => Some(Exit::Uncertain),
         }
     }
 }

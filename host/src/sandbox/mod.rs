@@ -17,6 +17,8 @@ pub use wire::Malformed;
 
 use thiserror::Error;
 
+use crate::exit::Exit;
+
 /// The module `host/build.rs` built from wasm/ (empty when the wasm32 target was missing).
 pub static EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sandbox.wasm"));
 
@@ -54,12 +56,12 @@ pub enum SandboxError {
 impl SandboxError {
     /// Running out of a cap or trapping is a refusal of these bytes (2); a missing or broken
     /// module says nothing about them, so the command failed (1).
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit(&self) -> Exit {
         match self {
             SandboxError::OutOfFuel { .. }
             | SandboxError::OutOfMemory { .. }
-            | SandboxError::Trapped(_) => 2,
-            SandboxError::NotEmbedded | SandboxError::Broken(_) => 1,
+            | SandboxError::Trapped(_) => Exit::Refused,
+            SandboxError::NotEmbedded | SandboxError::Broken(_) => Exit::Failed,
         }
     }
 }

@@ -14,6 +14,7 @@ use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::{Queue, QueueError, Witness, WitnessError};
 use thiserror::Error;
 
+use crate::exit::Exit;
 use crate::io::{FsKind, Io};
 
 pub use write::{Committed, commit, create, sweep_temps, write_table, write_witness};
@@ -83,15 +84,15 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    /// The contract's exit code: 1 failed, 2 invalid data, 3 uncertain.
-    pub fn exit_code(&self) -> i32 {
+    /// Failed (nothing written), refused (invalid data) or uncertain (visible, not durable).
+    pub fn exit(&self) -> Exit {
         match self {
-            StoreError::Io { .. } | StoreError::Changed => 1,
+            StoreError::Io { .. } | StoreError::Changed => Exit::Failed,
             StoreError::Invalid(_)
             | StoreError::Witness(_)
             | StoreError::BadWitness { .. }
-            | StoreError::Filesystem { .. } => 2,
-            StoreError::NotDurable { .. } => 3,
+            | StoreError::Filesystem { .. } => Exit::Refused,
+            StoreError::NotDurable { .. } => Exit::Uncertain,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Modules that misbehave, written in the text format: the runner must turn each into its
 //! error (trap, exhausted fuel, unreadable result, missing export), never a panic or a verdict.
 
+use crate::exit::Exit;
 use crate::sandbox::{Caps, Sandbox, SandboxError};
 
 /// The sandbox surface with `body` as `verify_snapshot`'s code; `alloc` hands out addresses
@@ -38,7 +39,7 @@ fn a_trap_refuses_the_snapshot() {
         "verify --snapshot: the sandbox stopped (wasm trap: wasm `unreachable` instruction \
          executed), so the snapshot is not certified"
     );
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), Exit::Refused);
 }
 
 #[test]
@@ -55,7 +56,7 @@ fn a_loop_that_never_ends_runs_out_of_fuel() {
         matches!(err, SandboxError::OutOfFuel { cap: 1_000_000 }),
         "{err}"
     );
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), Exit::Refused);
 }
 
 #[test]
@@ -102,7 +103,7 @@ fn an_unreadable_result_fails_the_command() {
             ),
             "{body}"
         );
-        assert_eq!(err.exit_code(), 1);
+        assert_eq!(err.exit(), Exit::Failed);
     }
 }
 
@@ -116,7 +117,7 @@ fn a_module_without_the_surface_fails_the_command() {
             .starts_with("verify --snapshot: the sandbox failed: run: "),
         "{err}"
     );
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(err.exit(), Exit::Failed);
 }
 
 #[test]
@@ -128,5 +129,5 @@ fn a_module_that_imports_anything_is_refused() {
         "verify --snapshot: the sandbox failed: the module imports env::f, and a sandbox module \
          must import nothing"
     );
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(err.exit(), Exit::Failed);
 }

@@ -7,6 +7,8 @@ mod hostile;
 
 use support::workload;
 
+use crate::exit::Exit;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -91,7 +93,7 @@ fn a_build_without_the_module_says_how_to_get_one() {
         "verify --snapshot: this build has no sandbox module (the wasm32-unknown-unknown target \
          was missing when it was built): run `rustup target add wasm32-unknown-unknown` and rebuild"
     );
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(err.exit(), Exit::Failed);
 }
 
 #[test]
@@ -108,7 +110,7 @@ fn running_out_of_fuel_is_a_refusal_naming_the_cap() {
          snapshot is not certified: the cap is many times what a 100k-entry queue needs, so \
          check that these are the files you meant"
     );
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), Exit::Refused);
     // The same bytes pass with the shipped caps, so the cap alone made the difference.
     assert_eq!(
         sandbox()
@@ -138,7 +140,7 @@ fn input_larger_than_the_memory_cap_is_a_refusal_naming_the_cap() {
     huge.resize(8 << 20, b' ');
     let err = sandbox().verify(caps, &huge, &table, None).unwrap_err();
     assert_eq!(err.to_string(), out_of_memory(4));
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), Exit::Refused);
 }
 
 #[test]
@@ -166,5 +168,5 @@ fn the_core_running_out_of_memory_mid_check_is_a_refusal_naming_the_cap() {
     };
     let err = sandbox().verify(caps, &json, &table, None).unwrap_err();
     assert_eq!(err.to_string(), out_of_memory(mib));
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit(), Exit::Refused);
 }

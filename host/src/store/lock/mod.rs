@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::Paths;
+use crate::exit::Exit;
 use crate::io::Io;
 use crate::seam;
 
@@ -168,8 +169,8 @@ pub enum LockError {
 
 impl LockError {
     /// Every lock failure is "the operation failed": nothing was written.
-    pub fn exit_code(&self) -> i32 {
-        1
+    pub fn exit(&self) -> Exit {
+        Exit::Failed
     }
 }
 

@@ -226,7 +226,7 @@ fn second_acquire_times_out_naming_the_holder() {
         "{msg}"
     );
     assert!(!msg.contains('\n'));
-    assert_eq!(err.exit_code(), 1);
+    assert_eq!(err.exit(), Exit::Failed);
     // The waiter's temp file is gone; the holder's lock is untouched.
     assert_eq!(s.git_entries(), ["mosaic-queue.lock"]);
     first.release().unwrap();
@@ -396,7 +396,7 @@ fn unlock_removes_only_dead_and_mismatched_locks() {
             LockError::Refused { class, .. } => assert_eq!(class.name(), name),
             other => panic!("expected Refused, got {other}"),
         }
-        assert_eq!(err.exit_code(), 1);
+        assert_eq!(err.exit(), Exit::Failed);
         assert_eq!(std::fs::read(&paths.lock).unwrap(), bytes);
         assert_eq!(s.git_entries(), ["mosaic-queue.lock"], "the gate is gone");
     }
