@@ -1,11 +1,36 @@
 #!/usr/bin/env bash
 # Every check and test of the workspace: the README's test command, and what .ci/run runs.
+# On a machine with only rustup, Node and git it first installs what the build needs: the
+# targets rust-toolchain.toml names, wasm-pack and the wasm-bindgen CLI at Cargo.lock's version
+# (each only when missing), and node-shim's one dev dependency (binaryen's wasm-opt).
 # The core is also built for a target with no std, so a dependency that pulls std into it fails
 # here; host/build.rs builds it for wasm32 as the sandbox module, once for clippy and the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "install what the build needs (only what is missing)"
+# rustup installs rust-toolchain.toml's targets with the toolchain; an older rustup, or a
+# toolchain installed before the file named them, gets them here (a no-op when present).
+if command -v rustup >/dev/null; then
+  rustup target add wasm32-unknown-unknown x86_64-unknown-none
+fi
+# wasm-pack, and the wasm-bindgen CLI at the version Cargo.lock pins: wasm-pack runs a matching
+# `wasm-bindgen` from PATH instead of fetching one or building it itself (minutes).
+bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+export PATH="$bin:$PATH"
+command -v wasm-pack >/dev/null || cargo install wasm-pack --locked
+bindgen=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen" ]; then
+  # The lock file published with wasm-bindgen-cli can name versions a registry mirror lacks
+  # (0.2.130 pins webpki-roots 1.0.11); then its dependencies are resolved afresh.
+  cargo install wasm-bindgen-cli --version "$bindgen" --locked ||
+    cargo install wasm-bindgen-cli --version "$bindgen"
+fi
+# node-shim's one dev dependency, binaryen's wasm-opt, exactly as its lock file pins it.
+wasm_opt=node-shim/node_modules/.bin/wasm-opt
+[ -x "$wasm_opt" ] || npm ci --prefix node-shim --no-audit --no-fund
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -22,15 +47,6 @@ cargo build -p mosaic-queue-core --target x86_64-unknown-none
 step "tests"
 cargo test --workspace
 step "the Node module: wasm-pack, profile wasm-release, then binaryen's wasm-opt -Oz"
-if ! command -v wasm-pack >/dev/null; then
-  echo "wasm-pack is not installed: bash .ci/run installs it (and wasm-bindgen-cli) and runs this" >&2
-  exit 1
-fi
-wasm_opt=node-shim/node_modules/.bin/wasm-opt
-if [ ! -x "$wasm_opt" ]; then
-  echo "binaryen's wasm-opt is not installed: run npm ci --prefix node-shim (bash .ci/run does)" >&2
-  exit 1
-fi
 wasm-pack build wasm --target nodejs --profile wasm-release --out-dir ../node-shim/pkg
 # wasm-pack's own wasm-opt step stays off (wasm/Cargo.toml): the binaryen that `npm ci` put in
 # node-shim runs here. The features are the ones rustc enables for wasm32 by default, named
