@@ -18,7 +18,9 @@ fn a_201_with_an_id_is_posted_with_both_markers() {
     printed(&out, 0, &lines(&receipts("posted http 201 comment 4001")));
     assert_eq!(r.fake.posts(), 1);
     assert_eq!(r.fake.requests(Endpoint::User), 1);
-    assert_eq!(r.fake.connections(), 2);
+    assert_eq!(r.fake.requests(Endpoint::GetIssue), 1);
+    // GET user, GET issue, the POST.
+    assert_eq!(r.fake.connections(), 3);
 
     let seen = r.fake.seen();
     let shape: Vec<(&str, &str)> = seen.iter().map(|s| (&*s.method, &*s.path)).collect();
@@ -26,6 +28,7 @@ fn a_201_with_an_id_is_posted_with_both_markers() {
         shape,
         [
             ("GET", "/api/v1/user"),
+            ("GET", "/api/v1/repos/mosaic/stack/issues/12"),
             ("POST", "/api/v1/repos/mosaic/stack/issues/12/comments")
         ]
     );
@@ -43,7 +46,7 @@ fn a_201_with_an_id_is_posted_with_both_markers() {
     for marker in markers(OP, 1, 1, &git(&candidate)) {
         assert!(body_lines.contains(&&*marker), "{marker} in {body_lines:?}");
     }
-    let sent: serde_json::Value = serde_json::from_str(&seen[1].body).unwrap();
+    let sent: serde_json::Value = serde_json::from_str(&seen[2].body).unwrap();
     assert_eq!(sent, serde_json::json!({ "body": stored[0].body }));
 
     let row = r.repo.row(1);
@@ -104,9 +107,15 @@ fn case(
 #[test]
 fn every_transport_answer_is_logged_as_the_contract_classifies_it() {
     let rejected = |n: u16| {
-        failed_line(&format!(
-            "Gitea refused the comment on issue #12 with {n}; nothing was posted, fix the cause (token scope, issue, repository) and run review request"
-        ))
+        failed_line(&if n == 403 {
+            String::from(
+                "Gitea refused the comment on issue #12 with 403: the token lacks the write:issue scope or may not comment on this repository; nothing was posted, give the token the scopes read:user, read:issue and write:issue, then run review request",
+            )
+        } else {
+            format!(
+                "Gitea refused the comment on issue #12 with {n}; nothing was posted, fix the cause (token scope, issue, repository) and run review request"
+            )
+        })
     };
     let mut cases = Vec::new();
     for (n, tail) in [
@@ -143,7 +152,9 @@ fn every_transport_answer_is_logged_as_the_contract_classifies_it() {
             Answer::WithoutId,
             "uncertain http 201",
             ("uncertain", Some(201), "post-created-without-id"),
-            Some(uncertain_line("201 without a comment id")),
+            Some(uncertain_line(
+                "201 with no id, not a positive integer comment id",
+            )),
             1,
         ),
         // ureq words a dropped connection; only the frame around it is checked.

@@ -144,7 +144,7 @@ fn check_bad_token(cfg: &GiteaConfig, login: &str, issue: u64) {
     assert_eq!(
         message,
         format!(
-            "Gitea answered 401 to GET /api/v1/user: it does not accept the token in {}; replace it with a valid token for {login}",
+            "Gitea answered 401 to GET /api/v1/user: it does not accept the token in {}; put there a token of {login}'s with the scopes read:user, read:issue and write:issue",
             bad.credential_file.display()
         )
     );
@@ -171,14 +171,15 @@ fn a_201_with_an_id_is_posted_once_after_get_user() {
     );
     assert_eq!(s.fake.posts(), 1);
     assert_eq!(s.fake.requests(Endpoint::User), 1);
-    // A new connection per request: GET user, the POST, the fetch.
-    assert_eq!(s.fake.connections(), 3);
+    // A new connection per request: GET user, GET issue, the POST, the fetch.
+    assert_eq!(s.fake.connections(), 4);
     let seen = s.fake.seen();
     let shape: Vec<(&str, &str)> = seen.iter().map(|r| (&*r.method, &*r.path)).collect();
     assert_eq!(
         shape,
         [
             ("GET", "/api/v1/user"),
+            ("GET", "/api/v1/repos/mosaic/stack/issues/7"),
             ("POST", "/api/v1/repos/mosaic/stack/issues/7/comments"),
             ("GET", "/api/v1/repos/mosaic/stack/issues/comments/4001"),
         ]
@@ -187,8 +188,8 @@ fn a_201_with_an_id_is_posted_once_after_get_user() {
         assert_eq!(r.authorization.as_deref(), Some(&*format!("token {TOKEN}")));
         assert_eq!(r.accept.as_deref(), Some("application/json"));
     }
-    assert_eq!(seen[1].content_type.as_deref(), Some("application/json"));
-    let sent: serde_json::Value = serde_json::from_str(&seen[1].body).unwrap();
+    assert_eq!(seen[2].content_type.as_deref(), Some("application/json"));
+    let sent: serde_json::Value = serde_json::from_str(&seen[2].body).unwrap();
     assert_eq!(sent, serde_json::json!({ "body": BODY }));
 }
 
@@ -275,7 +276,12 @@ fn every_post_answer_is_classified_as_the_contract_says() {
             outcome.exit().map(Exit::code),
             Some(if kind == "failed" { 1 } else { 3 })
         );
-        if kind == "failed" {
+        if kind == "failed" && status == Some(403) {
+            assert_eq!(
+                got.3,
+                "Gitea refused the comment on issue #7 with 403: the token lacks the write:issue scope or may not comment on this repository; nothing was posted, give the token the scopes read:user, read:issue and write:issue, then run review request"
+            );
+        } else if kind == "failed" {
             let n = status.unwrap();
             assert_eq!(
                 got.3,
@@ -306,26 +312,27 @@ fn kind(outcome: &PostOutcome) -> (&'static str, Option<u16>, &'static str) {
 #[test]
 fn the_servers_own_refusals_are_failed() {
     let s = setup();
-    // Issue 8 does not exist: Gitea's 404.
+    // Issue 8 does not exist: the GET of the issue answers 404 and nothing is posted (a
+    // POST there would get 500, which reads as uncertain).
     assert_eq!(
         kind(&post_comment(&s.cfg, LOGIN, 8, BODY)),
-        ("failed", Some(404), "post-rejected")
+        ("failed", Some(404), "issue-not-found")
     );
     // An empty body fails binding: Gitea's 422.
     assert_eq!(
         kind(&post_comment(&s.cfg, LOGIN, ISSUE, "")),
         ("failed", Some(422), "post-rejected")
     );
-    // Another repository: 404 at the POST.
+    // Another repository: 404 at the GET of the issue.
     let other = GiteaConfig {
         repo: "other".into(),
         ..s.cfg.clone()
     };
     assert_eq!(
         kind(&post_comment(&other, LOGIN, ISSUE, BODY)),
-        ("failed", Some(404), "post-rejected")
+        ("failed", Some(404), "issue-not-found")
     );
-    assert_eq!(s.fake.posts(), 3);
+    assert_eq!(s.fake.posts(), 1);
     assert!(s.fake.comments().is_empty());
 }
 
@@ -751,13 +758,13 @@ fn fetch_failures_name_what_happened() {
         (
             Answer::Status(403),
             format!(
-                "Gitea answered 403 to GET comment {id}: the token's user or scope may not read this; check the token's scopes and repository access"
+                "Gitea answered 403 to GET comment {id}: the token lacks the read:issue scope or its user may not read this repository; give the token the scopes read:user, read:issue and write:issue"
             ),
         ),
         (
             Answer::Status(401),
             format!(
-                "Gitea answered 401 to GET comment {id}: the token is not valid there; replace the token file's token"
+                "Gitea answered 401 to GET comment {id}: the token is not valid there; replace the token file's token with one that has the scopes read:user, read:issue and write:issue"
             ),
         ),
         (
@@ -769,13 +776,13 @@ fn fetch_failures_name_what_happened() {
         (
             Answer::WithoutId,
             format!(
-                "Gitea's answer for comment {id} is not usable (no numeric id); try again or check the instance"
+                "Gitea's answer for comment {id} is not usable (no id, not a positive integer comment id); try again or check the instance"
             ),
         ),
         (
             Answer::Raw(200, "[]".into()),
             format!(
-                "Gitea's answer for comment {id} is not usable (no numeric id); try again or check the instance"
+                "Gitea's answer for comment {id} is not usable (no id, not a positive integer comment id); try again or check the instance"
             ),
         ),
         (
@@ -891,7 +898,7 @@ fn the_fake_authenticates_and_answers_like_gitea() {
             r#"{"body":"x"}"#
         )
         .0,
-        404
+        500
     );
     assert_eq!(
         raw(
@@ -917,7 +924,59 @@ fn the_fake_authenticates_and_answers_like_gitea() {
     );
     assert_eq!(json(&b)["id"].as_u64(), Some(id + 1));
     assert_eq!(raw(&s.fake, "DELETE", post, Some(&auth), "").0, 405);
-    assert_eq!(s.fake.connections(), 16);
+    // One issue: its number and state, 404 when it does not exist, and only GET.
+    let (st, b) = raw(
+        &s.fake,
+        "GET",
+        "/api/v1/repos/mosaic/stack/issues/7",
+        Some(&auth),
+        "",
+    );
+    assert_eq!(
+        (
+            st,
+            &json(&b)["number"],
+            &json(&b)["state"],
+            &json(&b)["pull_request"]
+        ),
+        (
+            200,
+            &serde_json::json!(7),
+            &serde_json::json!("open"),
+            &serde_json::Value::Null
+        )
+    );
+    let missing = raw(
+        &s.fake,
+        "GET",
+        "/api/v1/repos/mosaic/stack/issues/8",
+        Some(&auth),
+        "",
+    );
+    assert_eq!(missing.0, 404);
+    assert_eq!(
+        raw(
+            &s.fake,
+            "GET",
+            "/api/v1/repos/mosaic/stack/issues/7",
+            None,
+            ""
+        )
+        .0,
+        401
+    );
+    assert_eq!(
+        raw(
+            &s.fake,
+            "PUT",
+            "/api/v1/repos/mosaic/stack/issues/7",
+            Some(&auth),
+            ""
+        )
+        .0,
+        405
+    );
+    assert_eq!(s.fake.connections(), 20);
     assert_eq!(s.fake.posts(), 6);
 }
 
@@ -944,4 +1003,76 @@ fn real_gitea() {
     let id = check_post_and_fetch(&cfg, login, issue, &body);
     println!("posted and fetched comment {id} on issue #{issue}");
     check_bad_token(&cfg, login, issue);
+}
+
+/// A real Gitea answers a comment POST to a missing issue with 500 (uncertain), so the issue is
+/// fetched first: a 404 there is a plain failure and nothing is posted; a 403 names the scope.
+#[test]
+fn the_issue_is_fetched_before_the_post() {
+    let s = setup();
+    let outcome = post_comment(&s.cfg, LOGIN, 99, BODY);
+    let (kind, status, detail, message) = not_posted(&outcome);
+    assert_eq!(
+        (kind, status, detail),
+        ("failed", Some(404), "issue-not-found")
+    );
+    assert_eq!(
+        message,
+        "issue #99 does not exist in mosaic/stack (GET /api/v1/repos/mosaic/stack/issues/99 answered 404); nothing was posted, name one of the row's issues that exists with --issue N and a new op"
+    );
+    assert_eq!(s.fake.posts(), 0);
+    let shape: Vec<(String, String)> = s
+        .fake
+        .seen()
+        .into_iter()
+        .map(|r| (r.method, r.path))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("GET".to_owned(), "/api/v1/user".to_owned()),
+            (
+                "GET".to_owned(),
+                "/api/v1/repos/mosaic/stack/issues/99".to_owned()
+            ),
+        ]
+    );
+
+    let cases: Vec<(Answer, Option<u16>, &str)> = vec![
+        (Answer::Status(403), Some(403), "issue-unauthorized"),
+        (Answer::Status(401), Some(401), "issue-unauthorized"),
+        (Answer::Status(500), Some(500), "issue-status"),
+        (Answer::Drop { stored: false }, None, "issue-transport"),
+    ];
+    for (answer, want_status, want_detail) in cases {
+        let s = setup();
+        s.fake.script(Endpoint::GetIssue, answer.clone());
+        let outcome = post_comment(&s.cfg, LOGIN, ISSUE, BODY);
+        let (kind, status, detail, message) = not_posted(&outcome);
+        assert_eq!(
+            (kind, status, detail),
+            ("failed", want_status, want_detail),
+            "{answer:?}"
+        );
+        assert!(
+            message.contains("nothing was posted") || message.contains("read:issue"),
+            "{message}"
+        );
+        if want_status == Some(403) {
+            assert_eq!(
+                message,
+                "Gitea answered 403 to GET /api/v1/repos/mosaic/stack/issues/7: the token lacks the read:issue scope or may not read this repository; give the token the scopes read:user, read:issue and write:issue, then retry with a new op"
+            );
+        }
+        assert_eq!(s.fake.posts(), 0, "{answer:?}");
+    }
+
+    // A 403 on the POST itself names write:issue, not an invalid token.
+    let s = setup();
+    s.fake.script(Endpoint::PostComment, Answer::Status(403));
+    let (_, _, _, message) = not_posted(&post_comment(&s.cfg, LOGIN, ISSUE, BODY));
+    assert_eq!(
+        message,
+        "Gitea refused the comment on issue #7 with 403: the token lacks the write:issue scope or may not comment on this repository; nothing was posted, give the token the scopes read:user, read:issue and write:issue, then run review request"
+    );
 }

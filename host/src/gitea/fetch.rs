@@ -57,14 +57,16 @@ fn transport_error(cfg: &GiteaConfig, t: Transport) -> GiteaError {
 
 /// The fields resolve needs from a Comment body; other fields are ignored.
 fn parse_comment(bytes: &[u8], asked: u64) -> Result<FetchedComment, GiteaError> {
-    let bad = |why| GiteaError::Unparsable(asked, why);
+    let bad = |why: &str| GiteaError::Unparsable(asked, why.to_owned());
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|_| bad("not JSON"))?;
-    let id = value
-        .get("id")
-        .and_then(|v| v.as_u64())
-        .ok_or(bad("no numeric id"))?;
+    let id = super::positive_id(value.get("id")).map_err(|seen| {
+        GiteaError::Unparsable(asked, format!("{seen}, not a positive integer comment id"))
+    })?;
     if id != asked {
-        return Err(bad("it names another comment id"));
+        return Err(GiteaError::Unparsable(
+            asked,
+            format!("it names comment {id}"),
+        ));
     }
     let body = value
         .get("body")
@@ -143,11 +145,15 @@ mod tests {
         for (body, why) in [
             (
                 &br#"{"id":6,"body":"b","user":{"login":"j"},"issue_url":""}"#[..],
-                "it names another comment id",
+                "it names comment 6",
             ),
             (
                 br#"{"body":"b","user":{"login":"j"},"issue_url":""}"#,
-                "no numeric id",
+                "no id, not a positive integer comment id",
+            ),
+            (
+                br#"{"id":-5,"body":"b","user":{"login":"j"},"issue_url":""}"#,
+                "the id -5, not a positive integer comment id",
             ),
             (
                 br#"{"id":5,"user":{"login":"j"},"issue_url":""}"#,

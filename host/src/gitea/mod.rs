@@ -56,12 +56,12 @@ pub enum GiteaError {
     Credentials(#[from] CredentialError),
     /// 401: the token is not valid on this instance.
     #[error(
-        "Gitea answered 401 to {0}: the token is not valid there; replace the token file's token"
+        "Gitea answered 401 to {0}: the token is not valid there; replace the token file's token with one that has the scopes read:user, read:issue and write:issue"
     )]
     Unauthorized(String),
     /// 403: the token lacks a scope or the user lacks access.
     #[error(
-        "Gitea answered 403 to {0}: the token's user or scope may not read this; check the token's scopes and repository access"
+        "Gitea answered 403 to {0}: the token lacks the read:issue scope or its user may not read this repository; give the token the scopes read:user, read:issue and write:issue"
     )]
     Forbidden(String),
     /// 404: the comment does not exist in this repository.
@@ -79,7 +79,7 @@ pub enum GiteaError {
     Status(String, u16),
     /// 200 whose body is not the Comment the caller asked for.
     #[error("Gitea's answer for comment {0} is not usable ({1}); try again or check the instance")]
-    Unparsable(u64, &'static str),
+    Unparsable(u64, String),
     /// No answer: connection, TLS or protocol failure.
     #[error("no answer from Gitea at {0}: {1}; check MOSAIC_GITEA_URL and the network, then retry")]
     Transport(String, String),
@@ -96,6 +96,27 @@ impl GiteaError {
             GiteaError::NotFound(..) | GiteaError::NotAComment(..) => Exit::Refused,
             _ => Exit::Failed,
         }
+    }
+}
+
+/// A positive integer id, or what was there instead, worded as seen (`the id -3`, `no id`).
+pub(crate) fn positive_id(value: Option<&serde_json::Value>) -> Result<u64, String> {
+    use serde_json::Value;
+    match value {
+        None => Err(String::from("no id")),
+        Some(v) => match v.as_u64().filter(|&id| id > 0) {
+            Some(id) => Ok(id),
+            None => Err(match v {
+                Value::String(s) => format!(
+                    "the id {:?} (a string)",
+                    s.chars().take(32).collect::<String>()
+                ),
+                Value::Number(n) => format!("the id {n}"),
+                Value::Null => String::from("the id null"),
+                Value::Bool(b) => format!("the id {b}"),
+                Value::Array(_) | Value::Object(_) => String::from("an id that is not a number"),
+            }),
+        },
     }
 }
 

@@ -1,5 +1,7 @@
 //! Posting the review request comment: the token checks, `GET /user` naming the seat's login,
-//! then one POST, classified by the contract (posted exit 0, failed exit 1, uncertain exit 3).
+//! `GET` of the issue (a real Gitea answers a comment POST to a missing issue with 500, which
+//! would read as uncertain), then one POST, classified by the contract (posted exit 0, failed
+//! exit 1, uncertain exit 3).
 //! Each outcome carries a fixed `detail` for the queue log and a one-line message for stderr.
 
 use super::GiteaConfig;
@@ -36,6 +38,9 @@ impl PostOutcome {
         }
     }
 }
+
+/// The token scopes a review request needs (Gitea 1.19 and later): GET user, GET issue, POST.
+pub const SCOPES: &str = "read:user, read:issue and write:issue";
 
 /// Statuses that say Gitea refused the comment, so it does not exist.
 const REJECTED: [u16; 5] = [400, 401, 403, 404, 422];
@@ -84,6 +89,20 @@ pub fn post_comment(cfg: &GiteaConfig, login: &str, issue: u64, body: &str) -> P
         );
     }
 
+    if let Some(refusal) = check_issue(&exchange, issue, cfg) {
+        return refusal;
+    }
+    if exchange.remaining().is_none() {
+        return failed(
+            None,
+            "deadline-before-post",
+            format!(
+                "the {} ms deadline passed before the POST; nothing was posted, retry with a new op when Gitea answers faster",
+                cfg.deadline.as_millis()
+            ),
+        );
+    }
+
     let url = cfg.repo_api(&format!("/issues/{issue}/comments"));
     let Ok(json) = serde_json::to_vec(&serde_json::json!({ "body": body })) else {
         return failed(
@@ -110,12 +129,21 @@ fn check_user(
     let Answer { status, body } = answer;
     match status {
         200 => {}
-        401 | 403 => {
+        401 => {
             return Some(failed(
                 Some(status),
                 "user-unauthorized",
                 format!(
-                    "Gitea answered {status} to GET /api/v1/user: it does not accept the token in {file}; replace it with a valid token for {login}"
+                    "Gitea answered 401 to GET /api/v1/user: it does not accept the token in {file}; put there a token of {login}'s with the scopes {SCOPES}"
+                ),
+            ));
+        }
+        403 => {
+            return Some(failed(
+                Some(status),
+                "user-unauthorized",
+                format!(
+                    "Gitea answered 403 to GET /api/v1/user: the token in {file} lacks the read:user scope; give {login}'s token the scopes {SCOPES}"
                 ),
             ));
         }
@@ -154,6 +182,61 @@ fn check_user(
     }
 }
 
+/// `None` when the issue exists; otherwise the Failed outcome (nothing was posted).
+fn check_issue(exchange: &Exchange, issue: u64, cfg: &GiteaConfig) -> Option<PostOutcome> {
+    let path = format!(
+        "GET /api/v1/repos/{}/{}/issues/{issue}",
+        cfg.owner, cfg.repo
+    );
+    let url = cfg.repo_api(&format!("/issues/{issue}"));
+    let status = match exchange.get(&url) {
+        Ok(answer) => answer.status,
+        Err(Transport::Deadline) => {
+            return Some(failed(
+                None,
+                "issue-deadline",
+                format!(
+                    "{path} did not finish within {} ms; nothing was posted, retry with a new op when Gitea answers",
+                    cfg.deadline.as_millis()
+                ),
+            ));
+        }
+        Err(Transport::Failed(why)) => {
+            return Some(failed(
+                None,
+                "issue-transport",
+                format!(
+                    "no answer from Gitea at {} to {path} ({why}); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op",
+                    cfg.url
+                ),
+            ));
+        }
+    };
+    let (detail, message) = match status {
+        200 => return None,
+        404 => (
+            "issue-not-found",
+            format!(
+                "issue #{issue} does not exist in {}/{} ({path} answered 404); nothing was posted, name one of the row's issues that exists with --issue N and a new op",
+                cfg.owner, cfg.repo
+            ),
+        ),
+        401 | 403 => (
+            "issue-unauthorized",
+            format!(
+                "Gitea answered {status} to {path}: the token lacks the read:issue scope or may not read this repository; give the token the scopes {SCOPES}, then retry with a new op"
+            ),
+        ),
+        _ => (
+            "issue-status",
+            format!(
+                "Gitea answered {status} to {path}; nothing was posted, check the instance and retry with a new op"
+            ),
+        ),
+    };
+    Some(failed(Some(status), detail, message))
+}
+
 fn user_transport(status: Option<u16>, t: Transport, cfg: &GiteaConfig) -> PostOutcome {
     match t {
         Transport::Deadline => failed(
@@ -186,6 +269,15 @@ fn classify_post(sent: Result<Answer, Transport>, issue: u64, cfg: &GiteaConfig)
         Err(Transport::Failed(why)) => return uncertain(None, "post-transport", issue, &why),
     };
     let status = answer.status;
+    if status == 403 {
+        return failed(
+            Some(status),
+            "post-rejected",
+            format!(
+                "Gitea refused the comment on issue #{issue} with 403: the token lacks the write:issue scope or may not comment on this repository; nothing was posted, give the token the scopes {SCOPES}, then run review request"
+            ),
+        );
+    }
     if REJECTED.contains(&status) {
         return failed(
             Some(status),
@@ -201,15 +293,15 @@ fn classify_post(sent: Result<Answer, Transport>, issue: u64, cfg: &GiteaConfig)
     }
     match answer.body {
         Ok(bytes) => match comment_id(&bytes) {
-            Some(id) => PostOutcome::Posted {
+            Ok(id) => PostOutcome::Posted {
                 status,
                 comment_id: id,
             },
-            None => uncertain(
+            Err(seen) => uncertain(
                 Some(status),
                 "post-created-without-id",
                 issue,
-                "201 without a comment id",
+                &format!("201 with {seen}, not a positive integer comment id"),
             ),
         },
         Err(Transport::Deadline) => uncertain(
@@ -225,10 +317,11 @@ fn classify_post(sent: Result<Answer, Transport>, issue: u64, cfg: &GiteaConfig)
     }
 }
 
-/// The positive integer `id` of a Comment body.
-fn comment_id(bytes: &[u8]) -> Option<u64> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-    value.get("id")?.as_u64().filter(|&id| id > 0)
+/// The positive integer `id` of a Comment body, or what was there instead.
+fn comment_id(bytes: &[u8]) -> Result<u64, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|_| String::from("a body that is not JSON"))?;
+    super::positive_id(value.get("id"))
 }
 
 fn failed(status: Option<u16>, detail: &'static str, message: String) -> PostOutcome {
@@ -254,19 +347,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn comment_id_needs_a_positive_integer() {
-        assert_eq!(comment_id(br#"{"id": 7, "body": "x"}"#), Some(7));
-        for body in [
-            &br#"{"body": "x"}"#[..],
-            br#"{"id": "7"}"#,
-            br#"{"id": 0}"#,
-            br#"{"id": -3}"#,
-            br#"{"id": 1.5}"#,
-            br#"[7]"#,
-            b"not json",
-            b"",
+    fn comment_id_needs_a_positive_integer_and_says_what_it_saw() {
+        assert_eq!(comment_id(br#"{"id": 7, "body": "x"}"#), Ok(7));
+        for (body, seen) in [
+            (&br#"{"body": "x"}"#[..], "no id"),
+            (br#"{"id": "7"}"#, "the id \"7\" (a string)"),
+            (br#"{"id": 0}"#, "the id 0"),
+            (br#"{"id": -3}"#, "the id -3"),
+            (br#"{"id": 1.5}"#, "the id 1.5"),
+            (br#"{"id": null}"#, "the id null"),
+            (br#"[7]"#, "no id"),
+            (b"not json", "a body that is not JSON"),
+            (b"", "a body that is not JSON"),
         ] {
-            assert_eq!(comment_id(body), None, "{}", String::from_utf8_lossy(body));
+            assert_eq!(
+                comment_id(body),
+                Err(String::from(seen)),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
         }
     }
 }
