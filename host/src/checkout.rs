@@ -41,6 +41,18 @@ impl CheckoutError {
     pub fn exit(&self) -> Exit {
         Exit::Refused
     }
+
+    /// The stable kind `--json` prints.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CheckoutError::GitEnv(_) => "git-env",
+            CheckoutError::NotGit(_) => "not-git",
+            CheckoutError::Worktree(_) => "worktree",
+            CheckoutError::NotCanonical { .. } => "not-canonical-root",
+            CheckoutError::WrongBranch { .. } => "wrong-branch",
+            CheckoutError::GenesisNotCommitted => "genesis-not-committed",
+        }
+    }
 }
 
 /// Finds the checkout around `cwd` and checks its shape (not yet against the queue).

@@ -1,26 +1,46 @@
 //! The `mosaic-queue` binary: parse, run, and turn the outcome into the contract's exit code
 //! (clap's usage errors are `Exit::Usage`; `--help` and `--version` exit 0). The only place
-//! the process exits with a number.
+//! the process exits with a number. With `--json` the one JSON document goes to stdout as well
+//! as the failure's line to stderr.
 
-use clap::Parser;
 use clap::error::ErrorKind;
-use mosaic_queue::cli::{self, Cli};
+use mosaic_queue::cli::{self, Failure, output};
 use mosaic_queue::exit::Exit;
 
 fn main() {
-    let parsed = match Cli::try_parse() {
+    // Asked for before parsing, so a usage error can answer in JSON too.
+    let json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
+    let parsed = match cli::help::parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
-            let code = match e.kind() {
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                _ => Exit::Usage.code(),
-            };
+            let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+            if json && usage {
+                // One line, as every other failure: clap's first, without its `error: `.
+                let text = e.render().to_string();
+                let line = text.lines().next().unwrap_or("invalid arguments");
+                let line = line.strip_prefix("error: ").unwrap_or(line);
+                let failure = Failure::usage(format!("{line}; see --help"));
+                eprintln!("mosaic-queue: {}", failure.message);
+                output::set_json(true);
+                std::process::exit(output::finish("", false, &Err(failure)));
+            }
             let _ = e.print();
-            std::process::exit(code);
+            std::process::exit(if usage { Exit::Usage.code() } else { 0 });
         }
     };
-    if let Err(f) = cli::run(parsed) {
+    output::set_json(parsed.json);
+    let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
+    let result = cli::run(parsed);
+    if let Err(f) = &result {
         eprintln!("mosaic-queue: {}", f.message);
-        std::process::exit(f.exit.code());
     }
+    let code = if output::json() {
+        output::finish(verb, change, &result)
+    } else {
+        result.err().map_or(0, |f| f.exit.code())
+    };
+    std::process::exit(code);
 }

@@ -690,38 +690,53 @@ fn demo_builds_a_checkout_that_verifies() {
             "ok darkwing-2-start-1 rev 2 move 2 queued -> in-progress",
         ]
     );
-    assert!(stdout.contains(&format!("  cd {} && mosaic-queue list\n", dir.display())));
-
-    // The checkout is canonical, committed, and takes the commands the demo suggests.
-    assert_eq!(
-        run_in(&dir, &["verify", "--current"], &[]).ok(),
-        "ok verify rev 5 (5 entries, witness rev 5), table current\n"
-    );
+    // The commands it suggests run as printed, in a shell that has no mosaic-queue on PATH.
+    let tail = stdout
+        .split_once("Try next (each line as printed, in a POSIX shell):\n")
+        .unwrap()
+        .1;
+    let lines: Vec<&str> = tail
+        .lines()
+        .map(|l| l.strip_prefix("  ").unwrap())
+        .collect();
+    assert_eq!(lines[0], format!("cd {}", dir.display()));
+    assert_eq!(lines[1], format!("{} list", support::bin()));
+    let script = format!("set -e\n{}\n", lines.join("\n"));
+    let ran = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .current_dir("/")
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("MOSAIC_AGENT_NAME")
+        .output()
+        .unwrap();
+    let ran_out = String::from_utf8(ran.stdout).unwrap();
     assert!(
-        run_in(&dir, &["next", "darkwing"], &[])
-            .ok()
-            .starts_with("row 2: Review requests\n")
+        ran.status.success(),
+        "{ran_out}{}",
+        String::from_utf8_lossy(&ran.stderr)
     );
+    assert!(ran_out.starts_with("rev 5\n"), "{ran_out}");
+    assert!(ran_out.contains("\nrow 2: Review requests\n"), "{ran_out}");
+    assert!(
+        ran_out.contains(
+            "ok darkwing-2-review-1 rev 6 move 2 in-progress -> in-review round 1\n\
+             ok verify rev 6 (6 entries, witness rev 6), table current\n6\t"
+        ),
+        "{ran_out}"
+    );
+    let log: Vec<&str> = ran_out
+        .lines()
+        .rev()
+        .take(3)
+        .map(|l| l.rsplit('\t').next().unwrap())
+        .collect();
     assert_eq!(
-        run_in(
-            &dir,
-            &[
-                "move",
-                "2",
-                "in-review",
-                "--candidate",
-                "HEAD",
-                "--issue",
-                "1510",
-                "--op",
-                "darkwing-2-review-1",
-                "--by",
-                "darkwing"
-            ],
-            &[]
-        )
-        .ok(),
-        "ok darkwing-2-review-1 rev 6 move 2 in-progress -> in-review round 1\n"
+        log,
+        [
+            "jason-genesis-demo",
+            "darkwing-2-start-1",
+            "darkwing-2-review-1"
+        ]
     );
     let log = support::git(&dir, &["log", "--format=%s"]);
     assert_eq!(

@@ -18,6 +18,7 @@ mod cli_review_kill;
 mod cli_review_resolve;
 mod cli_review_rounds;
 mod cli_sandbox;
+mod cli_surface;
 mod cli_verbs;
 mod cli_view;
 mod gitea;

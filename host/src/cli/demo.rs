@@ -160,17 +160,32 @@ fn build(dir: &Path) -> CliResult {
     crate::say!();
     super::out(&md)?;
     crate::say!();
+    // Printed as they run: the binary by its absolute path (it need not be on PATH), quoted
+    // for a POSIX shell, after a `cd` into the checkout.
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| String::from("mosaic-queue"));
-    crate::say!("Try next (mosaic-queue is {exe}):");
-    crate::say!("  cd {} && mosaic-queue list", dir.display());
-    crate::say!("  mosaic-queue next darkwing");
+    let exe = shell_quote(&exe);
+    crate::say!("Try next (each line as printed, in a POSIX shell):");
+    crate::say!("  cd {}", shell_quote(&dir.display().to_string()));
+    crate::say!("  {exe} list");
+    crate::say!("  {exe} next darkwing");
     crate::say!(
-        "  mosaic-queue move 2 in-review --candidate HEAD --issue 1510 --op darkwing-2-review-1 --by darkwing"
+        "  {exe} move 2 in-review --candidate HEAD --issue 1510 --op darkwing-2-review-1 --by darkwing"
     );
-    crate::say!("  mosaic-queue verify --current");
+    crate::say!("  {exe} verify --current");
+    crate::say!("  {exe} log 2 --limit 3");
     Ok(())
+}
+
+/// `text` as one word for a POSIX shell: bare when it holds only characters no shell treats
+/// specially, else in single quotes (a quote inside becomes `'\''`).
+fn shell_quote(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_owned();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// One change, parsed by the CLI's own parser and run by its own path; prints the receipt.
@@ -187,21 +202,29 @@ fn run_step(paths: &Paths, line: &str) -> CliResult {
     write::change_in(paths, &command, &change.op, by)
 }
 
-/// Splits a step into words at spaces; single quotes group words, as in a shell.
-fn words(line: &str) -> Vec<String> {
-    let (mut out, mut word, mut quoted) = (Vec::new(), String::new(), false);
+/// Splits a step into words at spaces; single quotes group words (`''` is an empty word), as
+/// in a shell.
+pub(super) fn words(line: &str) -> Vec<String> {
+    let (mut out, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
     for c in line.chars() {
         match c {
-            '\'' => quoted = !quoted,
+            '\'' => {
+                quoted = !quoted;
+                started = true;
+            }
             ' ' if !quoted => {
-                if !word.is_empty() {
+                if started {
                     out.push(std::mem::take(&mut word));
+                    started = false;
                 }
             }
-            c => word.push(c),
+            c => {
+                word.push(c);
+                started = true;
+            }
         }
     }
-    if !word.is_empty() {
+    if started {
         out.push(word);
     }
     out
@@ -263,6 +286,14 @@ mod tests {
             words("add --piece 'Node shim'  --op x"),
             ["add", "--piece", "Node shim", "--op", "x"]
         );
+        assert_eq!(words("note 3 '' --op x"), ["note", "3", "", "--op", "x"]);
+    }
+
+    #[test]
+    fn shell_quote_leaves_plain_paths_bare() {
+        assert_eq!(shell_quote("/tmp/x/mosaic-queue"), "/tmp/x/mosaic-queue");
+        assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
     }
 
     #[test]

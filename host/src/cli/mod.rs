@@ -6,7 +6,10 @@ mod args;
 mod commit;
 mod demo;
 mod guard;
+pub mod help;
+mod log;
 mod map_check;
+pub mod output;
 mod read;
 mod recovery;
 mod review;
@@ -29,11 +32,17 @@ use crate::sandbox::SandboxError;
 use crate::store::StoreError;
 use crate::store::lock::LockError;
 
-/// A failed command: the one line to print and how the command ends.
+/// A failed command: the one line to print, how the command ends, and for `--json` its stable
+/// kind and whether the same command may simply be run again.
 #[derive(Debug)]
 pub struct Failure {
     pub exit: Exit,
     pub message: String,
+    /// The error type's stable kind (the core's, or the host's); `None`: the exit code's.
+    kind: Option<&'static str>,
+    /// Set where the same command with the same op id may simply be run again although the
+    /// exit is not 3 (a lock wait that ran out, a file changed underneath).
+    retry: bool,
 }
 
 impl Failure {
@@ -41,6 +50,8 @@ impl Failure {
         Failure {
             exit,
             message: message.into(),
+            kind: None,
+            retry: false,
         }
     }
 
@@ -57,7 +68,45 @@ impl Failure {
     }
 
     pub fn usage(message: impl Into<String>) -> Failure {
-        Failure::new(Exit::Usage, message)
+        Failure::new(Exit::Usage, message).kind("usage")
+    }
+
+    /// Names the failure's stable kind.
+    pub fn kind(mut self, kind: &'static str) -> Failure {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// The stable kind `--json` prints: the error's own, else the exit's.
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.unwrap_or(match self.exit {
+            Exit::Failed => "failed",
+            Exit::Refused => "refused",
+            Exit::Uncertain => "uncertain",
+            Exit::Usage => "usage",
+        })
+    }
+
+    /// Whether the same command with the same op id may simply be run again: after exit 3
+    /// (written or sent, not acknowledged), or when nothing was written for a passing reason.
+    pub fn retryable(&self) -> bool {
+        self.exit == Exit::Uncertain || self.retry
+    }
+
+    /// The step to take next: messages end with it after their last `; ` (the house style);
+    /// one that names none gets its exit's general step.
+    pub fn next(&self) -> String {
+        if let Some((_, step)) = self.message.rsplit_once("; ") {
+            return step.to_owned();
+        }
+        String::from(match self.exit {
+            Exit::Failed => "fix what the message names, then run the same command again",
+            Exit::Refused => {
+                "nothing was changed: correct the data or the request the message names"
+            }
+            Exit::Uncertain => "run the same command with the same op id again",
+            Exit::Usage => "see `mosaic-queue help` and the verb's --help",
+        })
     }
 }
 
@@ -72,55 +121,50 @@ macro_rules! failure_from {
     )*};
 }
 
-failure_from!(
-    StoreError,
-    CheckoutError,
-    LockError,
-    SandboxError,
-    VerifyCommitError
-);
+failure_from!(SandboxError, VerifyCommitError);
+
+/// The errors that name a stable kind, and say whether a plain retry is safe.
+macro_rules! failure_from_kinded {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Failure {
+            fn from(e: $error) -> Failure {
+                let mut f = Failure::new(e.exit(), e.to_string()).kind(e.kind());
+                f.retry = e.retryable();
+                f
+            }
+        }
+    )*};
+}
+
+failure_from_kinded!(StoreError, LockError);
+
+impl From<CheckoutError> for Failure {
+    fn from(e: CheckoutError) -> Failure {
+        Failure::new(e.exit(), e.to_string()).kind(e.kind())
+    }
+}
 
 impl From<VerbError> for Failure {
     fn from(e: VerbError) -> Failure {
-        Failure::refused(format!("refused: {e}"))
+        Failure::refused(format!("refused: {e}")).kind(e.kind())
     }
 }
 
 impl From<mosaic_queue_core::ReviewError> for Failure {
     fn from(e: mosaic_queue_core::ReviewError) -> Failure {
-        Failure::refused(format!("refused: {e}"))
+        Failure::refused(format!("refused: {e}")).kind(e.kind())
     }
 }
 
 impl From<QueueError> for Failure {
     fn from(e: QueueError) -> Failure {
-        Failure::refused(e.to_string())
+        Failure::refused(e.to_string()).kind(e.kind())
     }
 }
 
 pub type CliResult = Result<(), Failure>;
 
-/// Writes `text` to stdout. A closed stdout (`mosaic-queue list | head`) must not panic:
-/// the command fails with exit 1 and one line on stderr instead.
-pub fn out(text: &str) -> CliResult {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::failed(format!("cannot write to stdout: {e}")))
-}
-
-/// Prints a receipt. One that cannot be printed leaves its op durable but unacknowledged,
-/// which is exit 3: the caller retries the same op and gets the receipt from the log.
-pub fn out_receipt(receipt: &str) -> CliResult {
-    out(&format!("{receipt}\n")).map_err(|f| {
-        Failure::uncertain(format!(
-            "{}; the op is written but its receipt did not print: retry the same op",
-            f.message
-        ))
-    })
-}
+pub use output::out;
 
 /// `println!` that returns a `Failure` instead of panicking on a closed stdout.
 #[macro_export]
@@ -137,9 +181,14 @@ macro_rules! say {
 #[command(
     name = "mosaic-queue",
     version,
-    about = "The team's git-native work queue"
+    about = "The team's git-native work queue: docs/plans/queue.json and its QUEUE.md table"
 )]
 pub struct Cli {
+    /// Print exactly one JSON document on stdout: a read's document, a change's receipt
+    /// object, {"verb", "text"} for the other verbs, or {"error": {...}} on failure (the error
+    /// line still goes to stderr)
+    #[arg(long, global = true)]
+    pub json: bool,
     #[command(subcommand)]
     pub verb: Verb,
 }
@@ -147,240 +196,445 @@ pub struct Cli {
 /// `--op ID` and `--by NAME` (or `$MOSAIC_AGENT_NAME`), taken by every change.
 #[derive(Args, Debug)]
 pub struct Change {
-    /// The operation id: 8 to 72 characters of [a-z0-9._-]; retry with the same id.
-    #[arg(long)]
+    /// The operation id, 8 to 72 characters of [a-z0-9._-] (e.g. darkwing-3-start-1); run the
+    /// same command with the same id again to retry it safely
+    #[arg(long, value_name = "ID")]
     pub op: String,
-    /// The acting seat; defaults to $MOSAIC_AGENT_NAME.
-    #[arg(long)]
+    /// The acting seat (e.g. darkwing, lead, jason); defaults to $MOSAIC_AGENT_NAME
+    #[arg(long, value_name = "NAME")]
     pub by: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Verb {
-    /// Every row (unlocked read).
-    List {
-        #[arg(long)]
-        json: bool,
-    },
-    /// One row (unlocked read).
+    /// Every row as the table shows it (unlocked read).
+    #[command(after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json")]
+    List,
+    /// One row with its status, owner, review round and move reason (unlocked read).
+    #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]
     Show {
+        /// The row's number (the table's # column)
         id: u64,
-        #[arg(long)]
-        json: bool,
     },
-    /// The row a seat should take up next (unlocked read).
+    /// The row a seat should take up next (unlocked read; docs/next.md says how it picks).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue next darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue next --json"
+    )]
     Next {
+        /// The seat to pick for (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
         seat: Option<String>,
-        #[arg(long)]
-        json: bool,
+    },
+    /// The operation log, newest first: revision, time, actor, verb, receipt and op id,
+    /// tab-separated (unlocked read).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue log 3 --limit 5\n  mosaic-queue log --json --limit 1"
+    )]
+    Log {
+        /// Only the entries that touched this row (its genesis, moves, edits and review
+        /// entries, outcomes included)
+        id: Option<u64>,
+        /// At most N entries, the newest (N >= 1)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        limit: Option<u64>,
     },
     /// Add a row (the lead, jason or sage).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue add --piece 'Node shim' --issues 1520,1521 --reviewers flicker --op lead-add-node-shim --by lead\n  mosaic-queue add --piece 'Old dashboard' --status parked --op sage-add-dashboard --by sage"
+    )]
     Add {
-        #[arg(long)]
+        /// The piece of work, one line of text (the table's Piece column; no \ or <)
+        #[arg(long, value_name = "TEXT")]
         piece: String,
-        #[arg(long)]
+        /// The seat that owns the row (1 to 32 characters of [a-z0-9-], starting with a letter)
+        #[arg(long, value_name = "SEAT")]
         owner: Option<String>,
-        #[arg(long, value_delimiter = ',')]
+        /// The row's issue numbers: 12 or #12, comma-separated or repeated
+        #[arg(long, value_name = "N,...", value_delimiter = ',')]
         issues: Vec<String>,
-        #[arg(long)]
+        /// Who or what gates the row (free text, e.g. jason; the table's Gate column)
+        #[arg(long, value_name = "TEXT")]
         gate: Option<String>,
-        #[arg(long, value_delimiter = ',')]
+        /// Seats that review the row, comma-separated: its move to in-review then posts a review
+        /// request on Gitea
+        #[arg(long, value_name = "SEAT,...", value_delimiter = ',')]
         reviewers: Vec<String>,
-        #[arg(long)]
+        /// Where the row's brief lives: a path or link target, no spaces or parentheses
+        #[arg(long, value_name = "TEXT")]
         brief: Option<String>,
-        #[arg(long)]
+        /// A note for the table's Note column (one line; no \ or <)
+        #[arg(long, value_name = "TEXT")]
         note: Option<String>,
-        #[arg(long, default_value = "queued")]
+        /// The new row's status: queued or parked
+        #[arg(long, value_name = "STATUS", default_value = "queued")]
         status: String,
         #[command(flatten)]
         change: Change,
     },
-    /// Move a row to another status.
+    /// Move a row to another status (docs/transitions.md lists who may make which move).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue move 3 in-progress --op darkwing-3-start-1 --by darkwing\n  mosaic-queue move 3 in-review --candidate HEAD --issue 1510 --op darkwing-3-review-1 --by darkwing"
+    )]
     Move {
+        /// The row's number
         id: u64,
+        /// The new status: queued, in-progress, in-review, waiting-on-jason, blocked, parked or
+        /// done
         status: String,
-        #[arg(long)]
+        /// Why: required for a move to blocked (the table shows it as the blocked reason);
+        /// shown with the status after any other move
+        #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
-        #[arg(long)]
+        /// For in-review, what is reviewed: a manifest file (one `<sha256> <path>` line per
+        /// file) or a commit (sha, branch, tag or HEAD) reachable from a branch or tag
+        #[arg(long, value_name = "FILE|REV")]
         candidate: Option<String>,
-        #[arg(long)]
+        /// For in-review, the issue the review runs on: one of the row's issues (needed when
+        /// it has several)
+        #[arg(long, value_name = "N")]
         issue: Option<u64>,
-        #[arg(long)]
+        /// For done from a round that posted nothing (no reviewers): the approving comment, as
+        /// comment=<id>,round=<n>,candidate=<digest>
+        #[arg(long, value_name = "comment=ID,round=N,candidate=DIGEST")]
         evidence: Option<String>,
         #[command(flatten)]
         change: Change,
     },
     /// Hand an in-progress row back to the queue (clears the owner).
+    #[command(
+        after_help = "Example:\n  mosaic-queue release 3 --op darkwing-3-release-1 --by darkwing"
+    )]
     Release {
+        /// The row's number
         id: u64,
         #[command(flatten)]
         change: Change,
     },
     /// Give a row an owner (the lead, jason or sage).
+    #[command(
+        after_help = "Example:\n  mosaic-queue assign 3 flicker --op lead-3-assign-flicker --by lead"
+    )]
     Assign {
+        /// The row's number
         id: u64,
+        /// The seat that becomes the owner (1 to 32 characters of [a-z0-9-])
         seat: String,
         #[command(flatten)]
         change: Change,
     },
     /// Set a row's note; an empty TEXT clears it.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue note 3 'unblocked once #1508 lands' --op flicker-3-note-1 --by flicker\n  mosaic-queue note 3 '' --op flicker-3-note-2 --by flicker"
+    )]
     Note {
+        /// The row's number
         id: u64,
+        /// The note, one line (no \ or <); '' clears it
         text: String,
         #[command(flatten)]
         change: Change,
     },
     /// Set piece, gate, issues, closes, reviewers or brief.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue set 3 issues 1510,1511 --op lead-3-issues-1 --by lead\n  mosaic-queue set 3 closes 1510 --reason 'the rest moves to row 7' --op lead-3-closes-1 --by lead"
+    )]
     Set {
+        /// The row's number
         id: u64,
+        /// The field: piece, gate, issues, closes, reviewers or brief
         field: String,
+        /// The new value: one line of text for piece and gate, a link target (no spaces or
+        /// parentheses) for brief, comma-separated issue numbers for issues and closes,
+        /// comma-separated seats for reviewers
         value: String,
-        #[arg(long)]
+        /// Why: required when closes is narrowed to fewer than the row's issues
+        #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
         #[command(flatten)]
         change: Change,
     },
     /// Start the queue from the reviewed migration map (jason or sage).
+    #[command(
+        after_help = "Example:\n  mosaic-queue genesis --map agents/darkwing/work/queue-migration-map.md --op jason-genesis-1 --by jason"
+    )]
     Genesis {
-        #[arg(long)]
+        /// The reviewed migration map: markdown with a `source: docs/plans/QUEUE.md blob <sha>`
+        /// line and a `| # | Piece | Owner | Status | Gate | Issues | Note |` table
+        #[arg(long, value_name = "FILE")]
         map: PathBuf,
         #[command(flatten)]
         change: Change,
     },
     /// Check queue.json (and with --current, that the table is current); with --snapshot, check
     /// a snapshot's two files anywhere, with no repository and no lock.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue verify --current\n  mosaic-queue verify --snapshot /tmp/queue-snap --base old/queue.json"
+    )]
     Verify {
+        /// Also check that QUEUE.md's table is a current render of the queue
         #[arg(long, conflicts_with = "snapshot")]
         current: bool,
-        /// A directory holding queue.json and QUEUE.md (what `snapshot --out` writes).
+        /// A directory holding queue.json and QUEUE.md (what `snapshot --out` writes)
         #[arg(long, value_name = "DIR")]
         snapshot: Option<PathBuf>,
-        /// A queue.json whose log the snapshot's log must extend.
+        /// A queue.json whose log the snapshot's log must extend
         #[arg(long, value_name = "FILE", requires = "snapshot")]
         base: Option<PathBuf>,
     },
     /// Rewrite the table when it is stale; --check only reports.
+    #[command(after_help = "Examples:\n  mosaic-queue render --check\n  mosaic-queue render")]
     Render {
+        /// Only report: exit 2 when the table is stale, and write nothing
         #[arg(long)]
         check: bool,
     },
     /// Confirm a visible tail durable and name each op that became durable unacknowledged;
     /// with --op, say whether that op is in the log and durable.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue sync\n  mosaic-queue sync --op darkwing-3-start-1"
+    )]
     Sync {
-        #[arg(long)]
+        /// The op to ask about, instead of confirming the tail
+        #[arg(long, value_name = "ID")]
         op: Option<String>,
     },
     /// Copy queue.json and QUEUE.md into an empty directory outside the repository.
+    #[command(after_help = "Example:\n  mosaic-queue snapshot --out /tmp/queue-snap")]
     Snapshot {
+        /// The directory to copy into: new or empty, outside the repository
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
     /// Commit exactly the snapshot bytes of the two queue files on top of HEAD (the lead,
     /// jason or sage); --genesis for the first. Never pushes.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue commit -m 'queue: row 3 in review' --by lead\n  mosaic-queue commit --genesis -m 'queue genesis' --by jason"
+    )]
     Commit {
-        #[arg(short, long)]
+        /// The commit message
+        #[arg(short, long, value_name = "MSG")]
         message: String,
+        /// The first queue commit, which adds queue.json as genesis wrote it
         #[arg(long)]
         genesis: bool,
-        /// The acting seat; defaults to $MOSAIC_AGENT_NAME.
-        #[arg(long)]
+        /// The acting seat; defaults to $MOSAIC_AGENT_NAME
+        #[arg(long, value_name = "NAME")]
         by: Option<String>,
     },
     /// Remove a dead or mismatched queue lock; --check-gate classifies a stale unlock gate.
+    #[command(after_help = "Examples:\n  mosaic-queue unlock\n  mosaic-queue unlock --check-gate")]
     Unlock {
+        /// Only classify the unlock gate (.git/mosaic-queue.unlock) and say what to do; remove
+        /// nothing
         #[arg(long)]
         check_gate: bool,
     },
     /// Accept the file as it is after lost history or a missing witness (jason or sage; see
     /// Manual recovery).
+    #[command(
+        after_help = "Example:\n  mosaic-queue accept-history --reason 'restored from backup after disk loss' --yes --op sage-accept-1 --by sage"
+    )]
     AcceptHistory {
-        #[arg(long)]
+        /// Why the history is accepted (recorded in the entry)
+        #[arg(long, value_name = "TEXT")]
         reason: String,
-        /// Confirms that ops lost before this entry are no longer deduplicated.
+        /// Confirms that ops lost before this entry are no longer deduplicated
         #[arg(long)]
         yes: bool,
         #[command(flatten)]
         change: Change,
     },
     /// Build a scratch canonical checkout with a sample queue under the system temp dir.
+    #[command(after_help = "Example:\n  mosaic-queue demo")]
     Demo,
     /// The pre-commit guard: refuse a commit whose index entry for a queue file differs from
     /// HEAD's.
+    #[command(after_help = "Example (what .git/hooks/pre-commit runs):\n  mosaic-queue guard")]
     Guard,
     /// Install scripts/git-hooks/pre-commit as .git/hooks/pre-commit (jason or sage).
+    #[command(after_help = "Example:\n  mosaic-queue install-hook --by jason")]
     InstallHook {
-        #[arg(long)]
+        /// The acting seat; defaults to $MOSAIC_AGENT_NAME
+        #[arg(long, value_name = "NAME")]
         by: Option<String>,
     },
     /// Report drift between the migration map and the current QUEUE.md (read-only).
+    #[command(
+        after_help = "Example:\n  mosaic-queue map-check --map agents/darkwing/work/queue-migration-map.md"
+    )]
     MapCheck {
-        #[arg(long)]
+        /// The migration map to compare (as `genesis --map` takes it)
+        #[arg(long, value_name = "FILE")]
         map: PathBuf,
     },
     /// Review requests, their resolution, verdicts, and checking a commit against a candidate.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue review record 3 --verdict approve --comment 4242 --candidate git:0123456789abcdef0123456789abcdef01234567 --op flicker-3-verdict-1 --by flicker\n  mosaic-queue review verify-commit 3 HEAD"
+    )]
     Review {
         #[command(subcommand)]
         verb: ReviewVerb,
+    },
+    /// Print a shell completion script for bash, zsh, fish or powershell.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue completions bash > ~/.local/share/bash-completion/completions/mosaic-queue\n  mosaic-queue completions zsh > ~/.zfunc/_mosaic-queue"
+    )]
+    Completions {
+        /// The shell: bash, zsh, fish or powershell
+        #[arg(value_name = "SHELL")]
+        shell: help::Shell,
+    },
+    /// Print a man page in roff: the whole command's, or one verb's.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue man > ~/.local/share/man/man1/mosaic-queue.1\n  mosaic-queue man review request | man -l -"
+    )]
+    Man {
+        /// The verb whose page to print (`review request` names a review verb); none: the
+        /// top-level page
+        #[arg(value_name = "VERB")]
+        verb: Vec<String>,
     },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum ReviewVerb {
     /// Post a new request in the current round after a failed or abandoned one.
+    #[command(
+        after_help = "Example:\n  mosaic-queue review request 3 --op darkwing-3-request-2 --by darkwing"
+    )]
     Request {
+        /// The row's number
         id: u64,
         #[command(flatten)]
         change: Change,
     },
     /// Record the comment a person found for a requesting, uncertain or conflicting attempt
     /// (the owner, jason or sage); the comment is fetched and checked first.
+    #[command(
+        after_help = "Example:\n  mosaic-queue review resolve 3 darkwing-3-review-1 --comment 4242 --op darkwing-3-resolve-1 --by darkwing"
+    )]
     Resolve {
+        /// The row's number
         id: u64,
-        /// The op of the request attempt.
+        /// The op of the request attempt (as `show` lists it)
         attempt: String,
-        #[arg(long)]
+        /// The id of the comment found on the issue (the N of its #issuecomment-N link)
+        #[arg(long, value_name = "N")]
         comment: u64,
         #[command(flatten)]
         change: Change,
     },
     /// Give up on an attempt whose comment is not on the issue (jason or sage).
+    #[command(
+        after_help = "Example:\n  mosaic-queue review abandon 3 darkwing-3-review-1 --reason 'no comment on #1510' --yes --op sage-3-abandon-1 --by sage"
+    )]
     Abandon {
+        /// The row's number
         id: u64,
-        /// The op of the request attempt.
+        /// The op of the request attempt (as `show` lists it)
         attempt: String,
-        #[arg(long)]
+        /// Why the attempt is given up (recorded in the entry)
+        #[arg(long, value_name = "TEXT")]
         reason: String,
+        /// Confirms that a late comment may still land (the round records a duplicate risk)
         #[arg(long)]
         yes: bool,
         #[command(flatten)]
         change: Change,
     },
     /// Record your verdict on the current round's candidate (a listed reviewer).
+    #[command(
+        after_help = "Example:\n  mosaic-queue review record 3 --verdict changes --comment 4243 --candidate sha256:9f2c0e7d4b1a63580f2e9c7d1b4a6e3f5c8d0b2a7e9f1c3d5b7a9e0f2c4d6b8a --op flicker-3-verdict-1 --by flicker"
+    )]
     Record {
+        /// The row's number
         id: u64,
-        #[arg(long)]
+        /// approve or changes
+        #[arg(long, value_name = "approve|changes")]
         verdict: String,
-        #[arg(long)]
+        /// The id of the comment carrying your verdict on the round's issue
+        #[arg(long, value_name = "N")]
         comment: u64,
-        #[arg(long)]
+        /// The round's candidate digest as `show` prints it: sha256:<64 hex> or git:<40 hex>
+        #[arg(long, value_name = "DIGEST")]
         candidate: String,
         #[command(flatten)]
         change: Change,
     },
     /// Check a prospective commit or tree against the current round's candidate (no lock).
+    #[command(after_help = "Example:\n  mosaic-queue review verify-commit 3 HEAD")]
     VerifyCommit {
+        /// The row's number
         id: u64,
+        /// The commit or tree to check: a sha, branch, tag or HEAD
         #[arg(value_name = "REF")]
         reference: String,
     },
 }
 
+impl Verb {
+    /// The verb as typed (`review request`), which `--json` names in its text documents.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verb::List => "list",
+            Verb::Show { .. } => "show",
+            Verb::Next { .. } => "next",
+            Verb::Log { .. } => "log",
+            Verb::Add { .. } => "add",
+            Verb::Move { .. } => "move",
+            Verb::Release { .. } => "release",
+            Verb::Assign { .. } => "assign",
+            Verb::Note { .. } => "note",
+            Verb::Set { .. } => "set",
+            Verb::Genesis { .. } => "genesis",
+            Verb::Verify { .. } => "verify",
+            Verb::Render { .. } => "render",
+            Verb::Sync { .. } => "sync",
+            Verb::Snapshot { .. } => "snapshot",
+            Verb::Commit { .. } => "commit",
+            Verb::Unlock { .. } => "unlock",
+            Verb::AcceptHistory { .. } => "accept-history",
+            Verb::Demo => "demo",
+            Verb::Guard => "guard",
+            Verb::InstallHook { .. } => "install-hook",
+            Verb::MapCheck { .. } => "map-check",
+            Verb::Completions { .. } => "completions",
+            Verb::Man { .. } => "man",
+            Verb::Review { verb } => match verb {
+                ReviewVerb::Request { .. } => "review request",
+                ReviewVerb::Resolve { .. } => "review resolve",
+                ReviewVerb::Abandon { .. } => "review abandon",
+                ReviewVerb::Record { .. } => "review record",
+                ReviewVerb::VerifyCommit { .. } => "review verify-commit",
+            },
+        }
+    }
+
+    /// Whether the verb writes log entries, whose receipt is its `--json` document.
+    pub fn is_change(&self) -> bool {
+        match self {
+            Verb::Add { .. }
+            | Verb::Move { .. }
+            | Verb::Release { .. }
+            | Verb::Assign { .. }
+            | Verb::Note { .. }
+            | Verb::Set { .. }
+            | Verb::Genesis { .. }
+            | Verb::AcceptHistory { .. } => true,
+            Verb::Review { verb } => !matches!(verb, ReviewVerb::VerifyCommit { .. }),
+            _ => false,
+        }
+    }
+}
+
 /// Runs a parsed command.
 pub fn run(cli: Cli) -> CliResult {
     match cli.verb {
-        Verb::List { json } => read::list(json),
-        Verb::Show { id, json } => read::show(id, json),
-        Verb::Next { seat, json } => read::next(seat, json),
+        Verb::List => read::list(),
+        Verb::Show { id } => read::show(id),
+        Verb::Next { seat } => read::next(seat),
+        Verb::Log { id, limit } => {
+            log::log(id, limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+        }
         Verb::Genesis { map, change } => write::genesis(&map, &change),
         Verb::Verify {
             snapshot: Some(dir),
@@ -405,6 +659,8 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Guard => guard::guard(),
         Verb::InstallHook { by } => guard::install_hook(&by),
         Verb::MapCheck { map } => map_check::map_check(&map),
+        Verb::Completions { shell } => help::completions(shell),
+        Verb::Man { verb } => help::man(&verb),
         Verb::Render { check } => write::render(check),
         Verb::Review {
             verb: ReviewVerb::VerifyCommit { id, reference },

@@ -1,8 +1,7 @@
-//! The unlocked reads: list, show, next. They read the witness, then the read view or
+//! The unlocked reads: list, show, next (and `log`'s loading). They read the witness, then the read view or
 //! queue.json, without the lock. A file ahead of the witness is reported as visible, not confirmed durable; any other
 //! disagreement takes the lock and looks again, so a write in progress never reads as loss.
 
-use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::render::render_body;
 use mosaic_queue_core::state::State;
 use mosaic_queue_core::{Row, next};
@@ -36,33 +35,50 @@ pub(super) fn load_for_read() -> Result<Snapshot, Failure> {
             durable: true,
         });
     }
-    let loaded = match store::load(&io, &paths) {
+    let loaded = load_unlocked(&io, &paths)?;
+    Ok(Snapshot {
+        durable: !loaded.ahead_of_witness(),
+        state: loaded.queue.state().clone(),
+    })
+}
+
+/// The whole verified queue for a read that needs its log (`log`), which the read view does
+/// not hold: read unlocked as the other reads' fallback does.
+pub(super) fn load_queue_for_read() -> Result<mosaic_queue_core::Queue, Failure> {
+    let io = RealIo;
+    let cwd = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
+    let paths = checkout::locate(&cwd)?;
+    Ok(load_unlocked(&io, &paths)?.queue)
+}
+
+/// queue.json read and replayed without the lock, and once more under it if that failed (a
+/// write in progress), checked against the checkout. A file ahead of the witness is said to be
+/// visible, not confirmed durable.
+fn load_unlocked(io: &RealIo, paths: &store::Paths) -> Result<store::Loaded, Failure> {
+    let loaded = match store::load(io, paths) {
         Ok(l) => l,
         Err(_) => {
             let held = lock::acquire(
-                &io,
-                &paths,
+                io,
+                paths,
                 "unlocked-read",
                 "read",
                 &clock::now(),
                 crate::seam::lock_wait(super::write::LOCK_WAIT),
             )?;
-            let l = store::load(&io, &paths)?;
+            let l = store::load(io, paths)?;
             held.release()?;
             l
         }
     };
-    checkout::check_queue(&paths, &loaded.queue)?;
+    checkout::check_queue(paths, &loaded.queue)?;
     if loaded.ahead_of_witness() {
         eprintln!(
             "rev {} visible, not confirmed durable",
             loaded.queue.revision()
         );
     }
-    Ok(Snapshot {
-        durable: !loaded.ahead_of_witness(),
-        state: loaded.queue.state().clone(),
-    })
+    Ok(loaded)
 }
 
 #[derive(Serialize)]
@@ -80,10 +96,11 @@ struct RowJson<'a> {
 }
 
 fn print_json<T: Serialize>(value: &T) -> CliResult {
-    super::out(&String::from_utf8_lossy(&to_canonical(value)))
+    super::output::document(value)
 }
 
-pub fn list(json: bool) -> CliResult {
+pub fn list() -> CliResult {
+    let json = super::output::json();
     let snap = load_for_read()?;
     let st = &snap.state;
     if json {
@@ -99,10 +116,13 @@ pub fn list(json: bool) -> CliResult {
     Ok(())
 }
 
-pub fn show(id: u64, json: bool) -> CliResult {
+pub fn show(id: u64) -> CliResult {
+    let json = super::output::json();
     let snap = load_for_read()?;
     let st = &snap.state;
-    let row = st.row(id).map_err(|e| Failure::refused(e.to_string()))?;
+    let row = st
+        .row(id)
+        .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
     if json {
         print_json(&RowJson {
             revision: st.revision,
@@ -115,7 +135,8 @@ pub fn show(id: u64, json: bool) -> CliResult {
     Ok(())
 }
 
-pub fn next(seat: Option<String>, json: bool) -> CliResult {
+pub fn next(seat: Option<String>) -> CliResult {
+    let json = super::output::json();
     let seat = seat
         .or_else(|| {
             std::env::var("MOSAIC_AGENT_NAME")

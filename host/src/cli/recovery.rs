@@ -59,7 +59,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
     });
     let mut queue = loaded.queue.clone();
     match queue.execute(&command, &change.op, &by, &at)? {
-        Outcome::Recorded { rev, receipt } => {
+        Outcome::Recorded { rev, .. } => {
             let finish = match extends {
                 Some(true) => loaded.ahead_of_witness(),
                 // Missing, or not extended: only the run that was killed after its rename and
@@ -85,9 +85,9 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                 store::sweep_temps(&io, &paths);
                 store::write_witness(&io, &paths, &loaded.queue, None, &loaded.sha, &at)?;
             }
-            super::out_receipt(&receipt)?;
+            super::output::receipt_of(&loaded.queue, &change.op, true)?;
         }
-        Outcome::Applied { receipt, .. } => {
+        Outcome::Applied { .. } => {
             if let (Some(true), Some(w)) = (extends, &loaded.witness) {
                 let sync = if loaded.ahead_of_witness() {
                     " (`mosaic-queue sync` confirms its visible tail)"
@@ -103,7 +103,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
             // store::commit re-reads and compares the bytes; it does not ask the file to extend
             // the witness, so it serves this verb as it is and then rewrites the witness.
             store::commit(&io, &paths, &loaded, &queue, &md, &at)?;
-            super::out_receipt(&receipt)?;
+            super::output::receipt_of(&queue, &change.op, false)?;
             seam::step("receipt-printed");
         }
     }

@@ -96,7 +96,7 @@ pub(super) fn after_change(
     let issue = round.issue.unwrap_or(0);
     if let Outcome::Recorded { .. } = outcome {
         if let Some(entry) = queue.entry_for_op(&outcome_op(op)) {
-            super::out_receipt(&entry.receipt)?;
+            super::output::receipt(entry, true)?;
         }
         return settled(id, op, issue, attempt.state);
     }

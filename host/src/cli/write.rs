@@ -85,7 +85,7 @@ pub(super) fn apply(
     let mut queue = loaded.queue.clone();
     let outcome = queue.execute(command, op, by, &at)?;
     match &outcome {
-        Outcome::Recorded { receipt, .. } => {
+        Outcome::Recorded { .. } => {
             store::sweep_temps(&io, paths);
             if loaded.ahead_of_witness() {
                 // The writer that made this tail visible may have died before its fsync of
@@ -106,12 +106,12 @@ pub(super) fn apply(
                 )?;
             }
             finish_table(&io, paths, &loaded.queue)?;
-            super::out_receipt(receipt)?;
+            super::output::receipt_of(&loaded.queue, op, true)?;
         }
-        Outcome::Applied { receipt, .. } => {
+        Outcome::Applied { .. } => {
             let md = table_text(&io, paths, &loaded.queue)?;
             store::commit(&io, paths, &loaded, &queue, &md, &at)?;
-            super::out_receipt(receipt)?;
+            super::output::receipt_of(&queue, op, false)?;
             seam::step("receipt-printed");
         }
     }
@@ -206,9 +206,9 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
     let args = map
         .genesis_args(&branch, &root, &md)
         .map_err(|e| Failure::refused(format!("{e}; add both markers before genesis")))?;
-    let (queue, receipt) = Queue::genesis(args, op, by, &at)?;
+    let (queue, _) = Queue::genesis(args, op, by, &at)?;
     store::create(&io, paths, &queue, &md, &at)?;
-    super::out_receipt(&receipt)?;
+    super::output::receipt_of(&queue, op, false)?;
     held.release()?;
     Ok(())
 }

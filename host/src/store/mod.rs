@@ -95,6 +95,24 @@ impl StoreError {
             StoreError::NotDurable { .. } => Exit::Uncertain,
         }
     }
+
+    /// The stable kind `--json` prints: the core's for invalid data, else the host's.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreError::Io { .. } => "io",
+            StoreError::Invalid(e) => e.kind(),
+            StoreError::Witness(_) => "witness",
+            StoreError::BadWitness { .. } => "bad-witness",
+            StoreError::Filesystem { .. } => "unsupported-filesystem",
+            StoreError::Changed => "changed-underneath",
+            StoreError::NotDurable { .. } => "not-durable",
+        }
+    }
+
+    /// Nothing was written and the cause passes: the same op may simply be run again.
+    pub fn retryable(&self) -> bool {
+        matches!(self, StoreError::Changed | StoreError::NotDurable { .. })
+    }
 }
 
 pub(crate) fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError {

@@ -172,6 +172,25 @@ impl LockError {
     pub fn exit(&self) -> Exit {
         Exit::Failed
     }
+
+    /// The stable kind `--json` prints.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LockError::Held { .. } => "lock-held",
+            LockError::Stale { .. } => "lock-stale",
+            LockError::NeedsPerson { .. } => "lock-needs-person",
+            LockError::GateHeld { .. } => "unlock-gate-held",
+            LockError::Refused { .. } => "unlock-refused",
+            LockError::Changed { .. } => "lock-changed",
+            LockError::Lost { .. } => "lock-lost",
+            LockError::Io { .. } => "lock-io",
+        }
+    }
+
+    /// A lock wait that ran out: the same op may simply be run again once the holder is done.
+    pub fn retryable(&self) -> bool {
+        matches!(self, LockError::Held { .. })
+    }
 }
 
 // Edition 2024: the returned closure captures `path`'s lifetime without a `+ '_`.

@@ -1,0 +1,54 @@
+//! `log [ID] [--limit N]`: the operation log newest first, one line per entry, or with `--json`
+//! the log's own entry objects. Unlocked like the other reads; the read view holds no log, so
+//! it reads queue.json as their fallback does (docs/json.md, docs/decisions.md).
+
+use mosaic_queue_core::entry::{Args, Entry};
+
+use super::output::{self, entry_row};
+use super::{CliResult, Failure};
+
+/// Whether `entry` touched row `id`: its arguments name it, or genesis brought it in.
+fn touches(entry: &Entry, id: u64) -> bool {
+    match &entry.args {
+        Args::Genesis(g) => g.rows.iter().any(|r| r.id == id),
+        args => entry_row(args) == Some(id),
+    }
+}
+
+/// One entry as a line: revision, time, actor, verb, receipt and op id, tab-separated.
+fn line(e: &Entry) -> String {
+    let verb = serde_json::to_value(e.verb)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    format!(
+        "{}\t{}\t{}\t{verb}\t{}\t{}\n",
+        e.rev, e.at, e.by, e.receipt, e.op
+    )
+}
+
+pub fn log(id: Option<u64>, limit: Option<usize>) -> CliResult {
+    let queue = super::read::load_queue_for_read()?;
+    let state = queue.state();
+    if let Some(id) = id {
+        state
+            .row(id)
+            .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+    }
+    let entries: Vec<&Entry> = queue
+        .file()
+        .log
+        .iter()
+        .rev()
+        .filter(|e| id.is_none_or(|id| touches(e, id)))
+        .take(limit.unwrap_or(usize::MAX))
+        .collect();
+    if output::json() {
+        return output::document(&entries);
+    }
+    let mut text = String::new();
+    for e in entries {
+        text.push_str(&line(e));
+    }
+    super::out(&text)
+}
