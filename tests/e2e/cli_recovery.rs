@@ -28,7 +28,7 @@ fn a_hand_edit_of_queue_json_is_refused_by_every_verb() {
     let line = "mosaic-queue: queue.json is invalid: rows differ from the replayed log: row 1 has a note the log does not produce";
     for args in [
         vec!["list"],
-        vec!["show", "1", "--json"],
+        vec!["show", "1"],
         vec!["next", "zed"],
         vec!["verify"],
         vec!["render"],
@@ -36,6 +36,14 @@ fn a_hand_edit_of_queue_json_is_refused_by_every_verb() {
     ] {
         assert_eq!(repo.run(&args, &[]).fails(2), line, "{args:?}");
     }
+    // With --json the same line, and the core's kind in the error object on stdout.
+    let json = repo.run(&["show", "1", "--json"], &[]);
+    assert_eq!(
+        (json.code, json.stderr.as_str()),
+        (2, format!("{line}\n").as_str())
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "rows-mismatch");
     repo.assert_unchanged(&before);
 
     // Bytes that are not the file's own re-serialization: the error points at them.
