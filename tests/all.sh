@@ -48,6 +48,9 @@ step "tests"
 cargo test --workspace
 step "the Node module: wasm-pack, profile wasm-release, then binaryen's wasm-opt -Oz"
 wasm-pack build wasm --target nodejs --profile wasm-release --out-dir ../node-shim/pkg
+# wasm-pack writes pkg/.gitignore holding `*`, which npm pack also obeys: the package would
+# ship without its module. The repository's own .gitignore keeps pkg/ out of git.
+rm -f node-shim/pkg/.gitignore
 # wasm-pack's own wasm-opt step stays off (wasm/Cargo.toml): the binaryen that `npm ci` put in
 # node-shim runs here. The features are the ones rustc enables for wasm32 by default, named
 # because wasm-bindgen drops the section that lists them.

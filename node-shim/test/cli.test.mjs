@@ -1,10 +1,21 @@
 // cli.mjs is a drop-in for packages/queue/src/cli.mjs: against the real binary it gives the
-// same exit code, stdout and stderr as running the binary directly; against a stand-in it
-// passes every argument, stdin, exit codes 0-4 and deaths by signal through unchanged.
+// same exit code, stdout and stderr as running the binary directly (--json documents too);
+// against a stand-in it passes every argument, stdin, exit codes 0-4 and deaths by signal
+// through unchanged; and it refuses to act on a checkout whose root it does not lie under.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,4 +151,85 @@ test('a MOSAIC_QUEUE_BIN that cannot run is a clear failure', () => {
   const r = viaCli(['list'], { bin: join(scratch, 'no-such-binary') });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^mosaic-queue: cannot run .*no-such-binary: spawn .* ENOENT\n$/);
+});
+
+// A canonical checkout built by the binary's own demo, with a copy of cli.mjs placed where the
+// contract puts it, under the checkout's root.
+function demoCheckout() {
+  const out = run(nativeBinary(), ['demo']);
+  assert.equal(out.status, 0, out.stderr);
+  const dir = out.stdout.split('\n')[0].replace(/^demo checkout: /, '');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const inside = join(dir, 'packages', 'queue', 'src', 'cli.mjs');
+  mkdirSync(join(dir, 'packages', 'queue', 'src'), { recursive: true });
+  copyFileSync(cli, inside);
+  return { dir, inside };
+}
+
+test('--json documents and failures pass through the shim unchanged', () => {
+  const { dir, inside } = demoCheckout();
+  const bin = nativeBinary();
+  const both = (args, wantStatus) => {
+    const direct = run(bin, args, { cwd: dir });
+    const shim = run(process.execPath, [inside, ...args], { cwd: dir, env: { ...baseEnv, MOSAIC_QUEUE_BIN: bin } });
+    assert.equal(direct.status, wantStatus, `${args.join(' ')}: ${direct.stderr}`);
+    assert.deepEqual(shim, direct, args.join(' '));
+    return direct;
+  };
+  const list = JSON.parse(both(['list', '--json'], 0).stdout);
+  assert.equal(list.revision, 5);
+  const refused = both(['release', '2', '--op', 'flicker-2-release-9', '--by', 'flicker', '--json'], 2);
+  assert.deepEqual(JSON.parse(refused.stdout), {
+    error: {
+      exit: 2,
+      kind: 'not-allowed',
+      message: 'refused: flicker may not release row 2: the owner, jason or sage',
+      next: 'nothing was changed: correct the data or the request the message names',
+      retryable: false,
+    },
+  });
+  assert.equal(refused.stderr, 'mosaic-queue: refused: flicker may not release row 2: the owner, jason or sage\n');
+  const usage = both(['move', '2', '--json'], 4);
+  assert.equal(JSON.parse(usage.stdout).error.kind, 'usage');
+  assert.equal(usage.stderr.split('\n').length, 2, usage.stderr);
+});
+
+test('the shim refuses a checkout whose root it does not lie under, as the contract says', () => {
+  const { dir, inside } = demoCheckout();
+  const bin = nativeBinary();
+  const env = { ...baseEnv, MOSAIC_QUEUE_BIN: bin };
+  const before = run('git', ['status', '--porcelain'], { cwd: dir }).stdout;
+  // The workspace's own cli.mjs lies outside the demo checkout.
+  const outside = run(process.execPath, [cli, 'list'], { cwd: dir, env });
+  const self = realpathSync(cli);
+  const root = realpathSync(dir);
+  assert.deepEqual(outside, {
+    status: 2,
+    signal: null,
+    stdout: '',
+    stderr:
+      `mosaic-queue: this cli.mjs (${self}) does not lie under the checkout it would act on (${root}); ` +
+      "run that checkout's own packages/queue/src/cli.mjs\n",
+  });
+  const json = run(process.execPath, [cli, 'next', 'darkwing', '--json'], { cwd: dir, env });
+  assert.equal(json.status, 2);
+  assert.equal(JSON.parse(json.stdout).error.kind, 'cli-outside-root');
+  // A change refused by the rule writes nothing.
+  const move = run(process.execPath, [cli, 'move', '2', 'blocked', '--reason', 'x', '--op', 'darkwing-2-block-9', '--by', 'darkwing'], { cwd: dir, env });
+  assert.equal(move.status, 2);
+  assert.equal(run('git', ['status', '--porcelain'], { cwd: dir }).stdout, before);
+  assert.equal(JSON.parse(run(bin, ['list', '--json'], { cwd: dir }).stdout).revision, 5);
+
+  // From a subdirectory, and through a symlink to the root, the copy under the root runs.
+  const sub = join(dir, 'docs', 'plans');
+  assert.equal(run(process.execPath, [inside, 'list'], { cwd: sub, env }).status, 0);
+  const link = join(scratch, 'root-link');
+  symlinkSync(dir, link);
+  assert.equal(run(process.execPath, [join(link, 'packages', 'queue', 'src', 'cli.mjs'), 'list'], { cwd: link, env }).status, 0);
+
+  // verify --snapshot and the verbs that act on no checkout are not held to the rule.
+  const snap = join(scratch, 'rule-snapshot');
+  assert.equal(run(bin, ['snapshot', '--out', snap], { cwd: dir }).status, 0);
+  assert.equal(run(process.execPath, [cli, 'verify', '--snapshot', snap], { cwd: dir, env }).status, 0);
+  assert.equal(run(process.execPath, [cli, 'move', '--help'], { cwd: dir, env }).status, 0);
 });
