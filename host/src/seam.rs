@@ -1,6 +1,7 @@
 //! Test seams compiled only with the `fault-injection` feature: at each named write step the
 //! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step, and `MOSAIC_LOCK_WAIT_MS`
-//! shortens the wait for a live lock. Shipped builds compile every call to nothing.
+//! shortens the wait for a live lock, and `MOSAIC_BOOT_ID` stands in for the kernel's boot id (a
+//! test's reboot). Shipped builds compile every call to nothing.
 
 use std::time::Duration;
 
@@ -28,6 +29,17 @@ pub fn lock_wait(default: Duration) -> Duration {
         return Duration::from_millis(ms);
     }
     default
+}
+
+/// The boot id a test plays (`MOSAIC_BOOT_ID`), so it can run the next command "after a
+/// reboot" without one; `None` in shipped builds, where the kernel's is read.
+#[inline(always)]
+pub fn boot_id() -> Option<String> {
+    #[cfg(feature = "fault-injection")]
+    if let Ok(boot) = std::env::var("MOSAIC_BOOT_ID") {
+        return Some(boot);
+    }
+    None
 }
 
 /// The steps a write passes, in order; the kill-point tests walk this list.

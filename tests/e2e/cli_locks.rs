@@ -201,3 +201,93 @@ fn a_writer_goes_on_when_the_live_holder_lets_go() {
     );
     assert!(!repo.path(".git/mosaic-queue.lock").exists());
 }
+
+#[test]
+fn a_lock_from_an_earlier_boot_of_this_host_is_dead() {
+    // A power loss mid-write leaves the writer's lock with the boot id of the boot that ended:
+    // no process of that boot still runs, so the lock is dead, whatever its pid names now
+    // (here the running test process), and one `unlock` cures it.
+    let repo = Repo::new("lock-rebooted");
+    let mut old = Holder::this_process();
+    old.boot = "00000000-0000-4000-8000-000000000000".to_owned();
+    repo.plant_lock(&old);
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&note("darkwing-1-note"), &[]).fails(1),
+        format!(
+            "mosaic-queue: the queue lock {} is stale (dead: {} was taken during an earlier boot of this host (boot {}), so it is no longer running); writers never break it: run `mosaic-queue unlock`, then retry the same op",
+            lock_path(&repo),
+            named(&old),
+            old.boot
+        )
+    );
+    repo.assert_unchanged(&before);
+    assert_eq!(
+        repo.run(&["unlock"], &[]).ok(),
+        format!(
+            "ok unlock: removed the dead queue lock of {}\n",
+            named(&old)
+        )
+    );
+    assert!(!repo.path(".git/mosaic-queue.lock").exists());
+    assert!(!repo.path(".git/mosaic-queue.unlock").exists());
+    assert_eq!(
+        repo.run(&note("darkwing-1-note"), &[]).ok(),
+        "ok darkwing-1-note rev 2 note 1\n"
+    );
+}
+
+#[test]
+fn another_hosts_lock_stays_unknown_whatever_its_boot() {
+    let repo = Repo::new("lock-foreign-boot");
+    let mut foreign = Holder::dead();
+    foreign.host = "elsewhere".to_owned();
+    foreign.boot = "00000000-0000-4000-8000-000000000000".to_owned();
+    repo.plant_lock(&foreign);
+    let before = repo.snapshot();
+    let line = repo.run(&["unlock"], &[]).fails(1).to_owned();
+    assert_eq!(
+        line,
+        format!(
+            "mosaic-queue: not removing the queue lock {} (unknown: {} was taken on host elsewhere, boot {}, which this host cannot check): a person must check that no queue command is running and remove it by hand",
+            lock_path(&repo),
+            named(&foreign),
+            foreign.boot
+        )
+    );
+    repo.assert_unchanged(&before);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "playing a reboot needs the fault-injection build's MOSAIC_BOOT_ID"
+)]
+fn after_a_played_reboot_a_running_pid_does_not_keep_the_lock_alive() {
+    // The lock names this test process, which runs: live on this boot. The binary told that
+    // the host has booted since (MOSAIC_BOOT_ID) calls it dead and unlock removes it.
+    let repo = Repo::new("lock-played-reboot");
+    let holder = Holder::this_process();
+    repo.plant_lock(&holder);
+    let reboot = [("MOSAIC_BOOT_ID", "11111111-2222-4333-8444-555555555555")];
+    let line = repo
+        .run(&note("darkwing-1-note"), &reboot)
+        .fails(1)
+        .to_owned();
+    assert!(
+        line.contains("was taken during an earlier boot of this host")
+            && line.ends_with("run `mosaic-queue unlock`, then retry the same op"),
+        "{line}"
+    );
+    assert_eq!(
+        repo.run(&["unlock"], &reboot).ok(),
+        format!(
+            "ok unlock: removed the dead queue lock of {}\n",
+            named(&holder)
+        )
+    );
+    assert_eq!(
+        repo.run(&note("darkwing-1-note"), &reboot).ok(),
+        "ok darkwing-1-note rev 2 note 1\n"
+    );
+}

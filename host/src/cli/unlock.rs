@@ -41,7 +41,7 @@ fn gate_line(class: Option<Class>) -> String {
         );
     };
     let advice = match class {
-        Class::Dead(_) | Class::Mismatch(_) => {
+        Class::Dead(_) | Class::Rebooted(_) | Class::Mismatch(_) => {
             "it may be removed by hand (rm .git/mosaic-queue.unlock) once no queue command is running"
         }
         Class::Live(_) => "an unlock is running; leave the gate, it goes when that command ends",

@@ -58,6 +58,7 @@ const CLEARED: &[&str] = &[
     "GIT_COMMON_DIR",
     "GIT_INDEX_FILE",
     "MOSAIC_KILL_AT",
+    "MOSAIC_BOOT_ID",
     "MOSAIC_LOCK_WAIT_MS",
     "MOSAIC_GITEA_URL",
     "MOSAIC_GITEA_REPO",

@@ -1,6 +1,7 @@
 //! The queue lock `.git/mosaic-queue.lock` and the unlock gate `.git/mosaic-queue.unlock`: taken
 //! by hard-linking an fsynced temp file into place (never overwriting), classified by probing the
 //! holder's process, never broken for its age; only `unlock` removes a dead or mismatched lock.
+//! A lock this host wrote during an earlier boot is dead: no process of that boot still runs.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -62,9 +63,12 @@ pub enum Class {
     Live(Holder),
     /// Same host and boot; the process is gone.
     Dead(Holder),
+    /// Same host, an earlier boot (a power loss or crash mid-write): no process of that boot
+    /// still runs, so it is dead too, whatever its pid names now.
+    Rebooted(Holder),
     /// Same host and boot; the pid runs but started at another time, so it was reused.
     Mismatch(Holder),
-    /// Taken on another host or before a reboot: nothing here can check it.
+    /// Taken on another host: nothing here can check it.
     Unknown(Holder),
     /// Unreadable, not canonical, or fields that cannot be a holder.
     Invalid(String),
@@ -75,7 +79,7 @@ impl Class {
     pub fn name(&self) -> &'static str {
         match self {
             Class::Live(_) => "live",
-            Class::Dead(_) => "dead",
+            Class::Dead(_) | Class::Rebooted(_) => "dead",
             Class::Mismatch(_) => "mismatch",
             Class::Unknown(_) => "unknown",
             Class::Invalid(_) => "invalid",
@@ -84,7 +88,11 @@ impl Class {
 
     pub fn holder(&self) -> Option<&Holder> {
         match self {
-            Class::Live(h) | Class::Dead(h) | Class::Mismatch(h) | Class::Unknown(h) => Some(h),
+            Class::Live(h)
+            | Class::Dead(h)
+            | Class::Rebooted(h)
+            | Class::Mismatch(h)
+            | Class::Unknown(h) => Some(h),
             Class::Invalid(_) => None,
         }
     }
@@ -102,6 +110,11 @@ impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Class::Live(h) => write!(f, "live: {h} is running"),
+            Class::Rebooted(h) => write!(
+                f,
+                "dead: {h} was taken during an earlier boot of this host (boot {}), so it is no longer running",
+                one_line(&h.boot)
+            ),
             Class::Dead(h) => write!(f, "dead: {h} is no longer running"),
             Class::Mismatch(h) => write!(
                 f,
@@ -264,9 +277,13 @@ fn classify_at(probe: &dyn Probe, here: &Here, bytes: &[u8]) -> Class {
         Ok(h) => h,
         Err(reason) => return Class::Invalid(reason),
     };
-    // A pid means nothing on another host or after a reboot.
-    if holder.host != here.host || holder.boot != here.boot {
+    // A pid means nothing on another host or after a reboot. Another host's process may still
+    // run; none of this host's earlier boot can.
+    if holder.host != here.host {
         return Class::Unknown(holder);
+    }
+    if holder.boot != here.boot {
+        return Class::Rebooted(holder);
     }
     if !probe.running(holder.pid) {
         return Class::Dead(holder);
@@ -516,7 +533,7 @@ pub fn acquire_with<'a>(
                     Some(w) => w.wait(remaining).map_err(io_err("watch", &paths.git_dir))?,
                 }
             }
-            Some((_, class @ (Class::Dead(_) | Class::Mismatch(_)))) => {
+            Some((_, class @ (Class::Dead(_) | Class::Rebooted(_) | Class::Mismatch(_)))) => {
                 return Err(LockError::Stale {
                     path: paths.lock.clone(),
                     class: Box::new(class),
@@ -624,7 +641,7 @@ fn remove_stale(
         return Ok(Unlocked::NoLock);
     };
     let outcome = match class {
-        Class::Dead(h) => Unlocked::Dead(h),
+        Class::Dead(h) | Class::Rebooted(h) => Unlocked::Dead(h),
         Class::Mismatch(h) => Unlocked::Mismatch(h),
         class => {
             return Err(LockError::Refused {

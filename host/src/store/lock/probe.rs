@@ -59,6 +59,9 @@ impl Probe for RealProbe {
     }
 
     fn boot_id(&self) -> io::Result<String> {
+        if let Some(boot) = crate::seam::boot_id() {
+            return Ok(boot);
+        }
         Ok(std::fs::read_to_string(BOOT_ID)?.trim().to_owned())
     }
 }

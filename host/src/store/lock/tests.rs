@@ -289,7 +289,16 @@ fn classes() {
     assert_eq!(class(&dead()), Class::Dead(dead()));
     assert_eq!(class(&mismatch()), Class::Mismatch(mismatch()));
     assert_eq!(class(&other_host()), Class::Unknown(other_host()));
-    assert_eq!(class(&other_boot()), Class::Unknown(other_boot()));
+    // This host's earlier boot: dead whatever its pid names now (300 runs here).
+    assert_eq!(class(&other_boot()), Class::Rebooted(other_boot()));
+    assert_eq!(class(&other_boot()).name(), "dead");
+    assert_eq!(
+        class(&other_boot()).to_string(),
+        "dead: pid 300 (op darkwing-9-start-1, verb move, at 2026-01-02T03:04:05.678Z) was taken during an earlier boot of this host (boot old-boot), so it is no longer running"
+    );
+    // Another host with our boot id is still another host.
+    let elsewhere = holder(200, 7, "elsewhere", "old-boot");
+    assert_eq!(class(&elsewhere), Class::Unknown(elsewhere.clone()));
     let compact = serde_json::to_vec(&live()).unwrap();
     // Canonical layout, but a field a holder does not have.
     let text = String::from_utf8(to_canonical(&live())).unwrap();
@@ -313,7 +322,11 @@ fn classes() {
 
 #[test]
 fn acquire_refuses_and_keeps_dead_and_mismatched_locks() {
-    for (h, name) in [(dead(), "dead"), (mismatch(), "mismatch")] {
+    for (h, name) in [
+        (dead(), "dead"),
+        (other_boot(), "dead"),
+        (mismatch(), "mismatch"),
+    ] {
         let s = Scratch::new(name);
         let paths = s.paths();
         let bytes = plant(&paths.lock, &h);
@@ -340,7 +353,6 @@ fn acquire_refuses_and_keeps_dead_and_mismatched_locks() {
 fn acquire_refuses_unknown_and_invalid_locks() {
     for (bytes, name) in [
         (to_canonical(&other_host()), "unknown"),
-        (to_canonical(&other_boot()), "unknown"),
         (b"{}".to_vec(), "invalid"),
     ] {
         let s = Scratch::new(name);
@@ -373,6 +385,7 @@ fn unlock_removes_only_dead_and_mismatched_locks() {
     let probe = Fake::new();
     for (h, want) in [
         (dead(), Unlocked::Dead(dead())),
+        (other_boot(), Unlocked::Dead(other_boot())),
         (mismatch(), Unlocked::Mismatch(mismatch())),
     ] {
         let s = Scratch::new("unlock-stale");
@@ -483,7 +496,8 @@ fn check_gate_classifies_and_removes_nothing() {
         (to_canonical(&live()), "live"),
         (to_canonical(&dead()), "dead"),
         (to_canonical(&mismatch()), "mismatch"),
-        (to_canonical(&other_boot()), "unknown"),
+        (to_canonical(&other_boot()), "dead"),
+        (to_canonical(&other_host()), "unknown"),
         (b"{\"pid\": 1}".to_vec(), "invalid"),
     ] {
         std::fs::write(&paths.gate, &bytes).unwrap();
