@@ -57,11 +57,22 @@ impl CheckoutError {
 
 /// Finds the checkout around `cwd` and checks its shape (not yet against the queue).
 pub fn locate(cwd: &Path) -> Result<Paths, CheckoutError> {
-    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"] {
-        if std::env::var_os(var).is_some() {
-            return Err(CheckoutError::GitEnv(var));
-        }
+    if let Some(var) = git_env() {
+        return Err(CheckoutError::GitEnv(var));
     }
+    locate_ignoring_env(cwd)
+}
+
+/// The first variable set that would point git at another repository.
+pub fn git_env() -> Option<&'static str> {
+    ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"]
+        .into_iter()
+        .find(|var| std::env::var_os(var).is_some())
+}
+
+/// `locate` without the environment check: git runs with those variables cleared anyway, so
+/// `doctor` can report them and still look at the checkout.
+pub fn locate_ignoring_env(cwd: &Path) -> Result<Paths, CheckoutError> {
     // One git process for both answers: each spawn costs about as much as a write's fsyncs.
     let both = git::run(cwd, &["rev-parse", "--show-toplevel", "--absolute-git-dir"])
         .map_err(CheckoutError::NotGit)?;

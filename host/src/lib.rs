@@ -7,6 +7,7 @@ pub mod cli;
 pub mod clock;
 pub mod commit;
 pub mod creds;
+pub mod doctor;
 pub mod exit;
 pub mod git;
 pub mod gitea;

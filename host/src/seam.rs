@@ -9,6 +9,8 @@ use std::time::Duration;
 #[inline(always)]
 pub fn step(name: &str) {
     #[cfg(feature = "fault-injection")]
+    crate::io::seams::mark("step", name);
+    #[cfg(feature = "fault-injection")]
     if std::env::var("MOSAIC_KILL_AT").is_ok_and(|at| at == name) {
         let me = rustix::process::getpid();
         let _ = rustix::process::kill_process(me, rustix::process::Signal::KILL);
@@ -29,6 +31,16 @@ pub fn lock_wait(default: Duration) -> Duration {
         return Duration::from_millis(ms);
     }
     default
+}
+
+/// Marks a receipt (or another line a caller may act on) as printed: the point where an op
+/// is acknowledged, which the crash-state tests read from the trace.
+#[inline(always)]
+pub fn printed(line: &str) {
+    #[cfg(feature = "fault-injection")]
+    crate::io::seams::mark("printed", line);
+    #[cfg(not(feature = "fault-injection"))]
+    let _ = line;
 }
 
 /// The boot id a test plays (`MOSAIC_BOOT_ID`), so it can run the next command "after a

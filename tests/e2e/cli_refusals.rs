@@ -271,10 +271,33 @@ fn mutating_verbs_refuse_until_genesis_is_committed() {
 fn genesis_runs_once() {
     let repo = Repo::new("genesis-twice");
     let before = repo.snapshot();
-    assert_eq!(
-        repo.genesis().fails(2),
-        "mosaic-queue: docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)"
-    );
+    let receipt = repo.queue()["log"][0]["receipt"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The same op again is a retry: the original receipt, nothing written.
+    assert_eq!(repo.genesis().ok(), format!("{receipt}\n"));
+    repo.assert_unchanged(&before);
+    // Another op, or another actor, refuses.
+    let map = repo.map_path();
+    for (op, by) in [("genesis-0002", "jason"), ("genesis-0001", "sage")] {
+        assert_eq!(
+            repo.run(
+                &[
+                    "genesis",
+                    "--map",
+                    map.to_str().unwrap(),
+                    "--op",
+                    op,
+                    "--by",
+                    by
+                ],
+                &[]
+            )
+            .fails(2),
+            "mosaic-queue: docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)"
+        );
+    }
     repo.assert_unchanged(&before);
 }
 

@@ -123,7 +123,7 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
 
     reconcile(root, &head, &new, rev)?;
     crate::say!("ok commit {new} (queue rev {rev})");
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
 }
 

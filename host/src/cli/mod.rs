@@ -5,6 +5,7 @@
 mod args;
 mod commit;
 mod demo;
+mod doctor;
 mod guard;
 pub mod help;
 mod log;
@@ -165,6 +166,24 @@ impl From<QueueError> for Failure {
 pub type CliResult = Result<(), Failure>;
 
 pub use output::out;
+
+/// Releases the lock once the command's answer has printed. A failure then cannot undo what
+/// was acknowledged, so it is a warning naming the cure (the lock may be left, dead once this
+/// process exits), not a failed exit.
+pub fn release_after_answer(held: crate::store::lock::Lock<'_>) -> CliResult {
+    use crate::store::lock::LockError;
+    use std::io::Write;
+    let line = match held.release() {
+        Ok(()) => return Ok(()),
+        // Someone else removed or replaced it: what to check is in the message.
+        Err(e @ LockError::Lost { .. }) => format!("warning: done, but {e}"),
+        Err(e) => format!(
+            "warning: done, but the queue lock may not be released ({e}); if `mosaic-queue doctor` names a dead lock, run `mosaic-queue unlock`"
+        ),
+    };
+    let _ = writeln!(std::io::stderr(), "{line}");
+    Ok(())
+}
 
 /// `println!` that returns a `Failure` instead of panicking on a closed stdout.
 #[macro_export]
@@ -446,6 +465,12 @@ pub enum Verb {
     /// Build a scratch canonical checkout with a sample queue under the system temp dir.
     #[command(after_help = "Example:\n  mosaic-queue demo")]
     Demo,
+    /// Name every state that needs someone to act, each with the command that cures it
+    /// (read-only: no lock, writes nothing).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue doctor\n  mosaic-queue doctor --json\n\nExit 0: nothing needs doing; 2: something does (each line names the command that cures it); 1: it could not look."
+    )]
+    Doctor,
     /// The pre-commit guard: refuse a commit whose index entry for a queue file differs from
     /// HEAD's.
     #[command(after_help = "Example (what .git/hooks/pre-commit runs):\n  mosaic-queue guard")]
@@ -594,6 +619,7 @@ impl Verb {
             Verb::Unlock { .. } => "unlock",
             Verb::AcceptHistory { .. } => "accept-history",
             Verb::Demo => "demo",
+            Verb::Doctor => "doctor",
             Verb::Guard => "guard",
             Verb::InstallHook { .. } => "install-hook",
             Verb::MapCheck { .. } => "map-check",
@@ -656,6 +682,7 @@ pub fn run(cli: Cli) -> CliResult {
             change,
         } => recovery::accept_history(&reason, yes, &change),
         Verb::Demo => demo::demo(),
+        Verb::Doctor => doctor::doctor(),
         Verb::Guard => guard::guard(),
         Verb::InstallHook { by } => guard::install_hook(&by),
         Verb::MapCheck { map } => map_check::map_check(&map),

@@ -107,6 +107,6 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
             seam::step("receipt-printed");
         }
     }
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
 }

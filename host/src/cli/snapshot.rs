@@ -37,7 +37,7 @@ pub fn snapshot(out: &Path) -> CliResult {
     let target = resolve_out(out, &paths.root)?;
     write_pair(&io, &target, [&loaded.bytes, &md])?;
     crate::say!("ok snapshot rev {rev} -> {}", target.dir.display());
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
 }
 
@@ -59,7 +59,7 @@ pub(super) fn take(io: &dyn Io, paths: &Paths, verb: &str) -> Result<(Loaded, Ve
         .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
     let text = std::str::from_utf8(&md).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
     let body = table::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
-    match loaded.queue.body_status(body) {
+    match crate::store::table_status(&loaded.queue, body) {
         BodyStatus::Current => Ok((loaded, md)),
         BodyStatus::Stale { rev: old } => Err(Failure::refused(format!(
             "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a {verb}"

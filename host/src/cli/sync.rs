@@ -82,7 +82,7 @@ pub fn sync(op: Option<&str>) -> CliResult {
             crate::say!("ok sync rev {rev}: {n} {ops} confirmed durable");
         }
     }
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
 }
 

@@ -32,7 +32,7 @@ pub(super) fn table_text(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<St
         .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
     let md = String::from_utf8(bytes).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
     let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
-    if queue.body_status(body) == BodyStatus::Unknown {
+    if store::table_status(queue, body) == BodyStatus::Unknown {
         return Err(Failure::refused(
             "QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then run `mosaic-queue render`",
         ));
@@ -115,7 +115,7 @@ pub(super) fn apply(
             seam::step("receipt-printed");
         }
     }
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok((outcome, queue))
 }
 
@@ -144,7 +144,7 @@ fn finish_table(io: &dyn Io, paths: &Paths, queue: &Queue) -> CliResult {
     };
     let md = String::from_utf8_lossy(&bytes);
     if let Ok(body) = table::body(&md)
-        && matches!(queue.body_status(body), BodyStatus::Stale { .. })
+        && matches!(store::table_status(queue, body), BodyStatus::Stale { .. })
     {
         store::write_table(io, paths, queue, &md).map_err(|e| {
             Failure::uncertain(format!("the op is recorded but QUEUE.md could not be rendered ({e}); run `mosaic-queue render`"),
@@ -194,9 +194,9 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
     let at = clock::now();
     let held = lock::acquire(&io, paths, op, "genesis", &at, seam::lock_wait(LOCK_WAIT))?;
     if paths.queue_json.exists() {
-        return Err(Failure::refused(
-            "docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)",
-        ));
+        retry_genesis(&io, paths, op, by, &at)?;
+        super::release_after_answer(held)?;
+        return Ok(());
     }
     let md_bytes = io
         .read(&paths.queue_md)
@@ -209,8 +209,42 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
     let (queue, _) = Queue::genesis(args, op, by, &at)?;
     store::create(&io, paths, &queue, &md, &at)?;
     super::output::receipt_of(&queue, op, false)?;
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
+}
+
+/// Genesis when queue.json exists: the retry of the op that wrote it (same op id and actor)
+/// finishes what a crash may have cut short (the witness of a genesis that has none, a stale
+/// table) and answers with the original receipt; anything else refuses. The map is not
+/// compared: the legacy view it was built with has since been replaced by the table.
+fn retry_genesis(io: &dyn Io, paths: &Paths, op: &str, by: &str, at: &str) -> CliResult {
+    let exists = || {
+        Failure::refused(
+            "docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)",
+        )
+    };
+    let Ok(loaded) = store::load_unchecked(io, paths) else {
+        return Err(exists());
+    };
+    let Some(first) = loaded.queue.file().log.first() else {
+        return Err(exists());
+    };
+    if first.op != op || first.by != by || first.verb != mosaic_queue_core::entry::Verb::Genesis {
+        return Err(exists());
+    }
+    checkout::check_queue(paths, &loaded.queue)?;
+    if loaded.witness.is_none() && loaded.queue.revision() == 1 {
+        store::sweep_temps(io, paths);
+        io.sync_dir(&paths.plans)
+            .map_err(|source| store::StoreError::NotDurable {
+                rev: 1,
+                step: "fsync of docs/plans",
+                source,
+            })?;
+        store::write_witness(io, paths, &loaded.queue, None, &loaded.sha, at)?;
+    }
+    finish_table(io, paths, &loaded.queue)?;
+    super::output::receipt_of(&loaded.queue, op, true)
 }
 
 /// `verify [--current]`: the file, its history against the witness, and with --current the
@@ -237,7 +271,7 @@ pub fn verify(current: bool) -> CliResult {
         let md = std::fs::read_to_string(&paths.queue_md)
             .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
         let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
-        match loaded.queue.body_status(body) {
+        match store::table_status(&loaded.queue, body) {
             BodyStatus::Current => line.push_str(", table current"),
             BodyStatus::Stale { rev } => {
                 return Err(Failure::refused(format!(
@@ -252,7 +286,7 @@ pub fn verify(current: bool) -> CliResult {
         }
     }
     crate::say!("{line}");
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
 }
 
@@ -273,7 +307,7 @@ pub fn render(check: bool) -> CliResult {
         .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
     let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
     let rev = loaded.queue.revision();
-    match loaded.queue.body_status(body) {
+    match store::table_status(&loaded.queue, body) {
         BodyStatus::Current => crate::say!("ok render rev {rev}: table current"),
         BodyStatus::Stale { rev: old } if check => {
             return Err(Failure::refused(format!(
@@ -292,6 +326,6 @@ pub fn render(check: bool) -> CliResult {
             ));
         }
     }
-    held.release()?;
+    super::release_after_answer(held)?;
     Ok(())
 }

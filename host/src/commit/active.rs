@@ -22,6 +22,13 @@ pub fn check(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
     canary(root, git_dir, head)
 }
 
+/// What the guard needs short of running it (`doctor` writes nothing, and the canary builds
+/// an index): the installed file and no `core.hooksPath`. `Err` is the one-line reason.
+pub fn check_installed(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
+    check_file(root, git_dir, head)?;
+    check_config(root)
+}
+
 /// `.git/hooks/pre-commit` is a regular executable file owned by this user, with exactly the
 /// bytes of HEAD's `scripts/git-hooks/pre-commit`.
 fn check_file(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {

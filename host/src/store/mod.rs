@@ -11,13 +11,15 @@ use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon;
 use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::{Queue, QueueError, Witness, WitnessError};
+use mosaic_queue_core::{Args, BodyStatus, Queue, QueueError, Witness, WitnessError};
 use thiserror::Error;
 
 use crate::exit::Exit;
 use crate::io::{FsKind, Io};
 
-pub use write::{Committed, commit, create, sweep_temps, write_table, write_witness};
+pub use write::{
+    Committed, commit, create, leftover_temps, sweep_temps, write_table, write_witness,
+};
 
 /// The queue's files in a checkout.
 #[derive(Debug, Clone)]
@@ -146,6 +148,24 @@ impl Loaded {
         self.witness
             .as_ref()
             .is_none_or(|w| w.revision < self.queue.revision())
+    }
+}
+
+/// The table body's status against the log, where the legacy table genesis replaces counts
+/// as stale (rev 0): a crash between genesis's rename and its table write leaves it, and a
+/// render (or the retry of genesis) cures it like any stale table.
+pub fn table_status(queue: &Queue, body: &str) -> BodyStatus {
+    match queue.body_status(body) {
+        BodyStatus::Unknown
+            if queue
+                .file()
+                .log
+                .first()
+                .is_some_and(|e| matches!(&e.args, Args::Genesis(g) if g.legacy_view == body)) =>
+        {
+            BodyStatus::Stale { rev: 0 }
+        }
+        status => status,
     }
 }
 

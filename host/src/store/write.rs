@@ -26,6 +26,14 @@ pub struct Committed {
 /// them. The lock's own temp files are left alone, as the contract says. Every locked path
 /// that writes calls it once: `commit` and `create` themselves, the others before they write.
 pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
+    for path in leftover_temps(io, paths) {
+        let _ = io.remove(&path);
+    }
+}
+
+/// The writers' temp files in the checkout now (`sweep_temps` removes them under the lock;
+/// `doctor` only names them).
+pub fn leftover_temps(io: &dyn Io, paths: &Paths) -> Vec<PathBuf> {
     let sets: [(&Path, &[&str]); 2] = [
         (&paths.plans, &[".queue.json.", ".QUEUE.md."]),
         (
@@ -33,18 +41,22 @@ pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
             &[".mosaic-queue.head.", ".mosaic-queue.view."],
         ),
     ];
+    let mut found = Vec::new();
     for (dir, prefixes) in sets {
-        for name in io.list(dir).unwrap_or_default() {
+        let mut names = io.list(dir).unwrap_or_default();
+        names.sort();
+        for name in names {
             let ours = prefixes.iter().any(|p| {
                 name.strip_prefix(p)
                     .and_then(|rest| rest.strip_suffix(".tmp"))
                     .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
             });
             if ours {
-                let _ = io.remove(&dir.join(&name));
+                found.push(dir.join(&name));
             }
         }
     }
+    found
 }
 
 fn temp_beside(path: &Path) -> std::path::PathBuf {

@@ -59,6 +59,8 @@ const CLEARED: &[&str] = &[
     "GIT_INDEX_FILE",
     "MOSAIC_KILL_AT",
     "MOSAIC_BOOT_ID",
+    "MOSAIC_IO_TRACE",
+    "MOSAIC_IO_FAIL",
     "MOSAIC_LOCK_WAIT_MS",
     "MOSAIC_GITEA_URL",
     "MOSAIC_GITEA_REPO",

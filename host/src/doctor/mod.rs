@@ -1,0 +1,264 @@
+//! `doctor`: a read-only look at a checkout that names every state a person or seat must act
+//! on, each with the one command that cures it. It takes no lock and writes nothing, so it runs
+//! while a writer holds the lock and where every other verb refuses.
+
+mod files;
+mod locks;
+mod queue;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::checkout;
+use crate::io::Io;
+use crate::store::Paths;
+
+/// What a finding is about: the stable `kind` strings of `doctor --json` (docs/doctor.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    GitEnv,
+    Worktree,
+    NotCanonical,
+    WrongBranch,
+    Filesystem,
+    GateLive,
+    GateDead,
+    GateMismatch,
+    GateUnknown,
+    GateInvalid,
+    LockLive,
+    LockDead,
+    LockMismatch,
+    LockUnknown,
+    LockInvalid,
+    Unacknowledged,
+    NoQueue,
+    QueueUnreadable,
+    QueueInvalid,
+    WitnessMissing,
+    WitnessInvalid,
+    HistoryLost,
+    TailNotDurable,
+    GenesisNotCommitted,
+    TableMissing,
+    TableMarkers,
+    TableStale,
+    TableHandEdited,
+    ReviewUnresolved,
+    Guard,
+    TempFiles,
+    LockTempFiles,
+    CommitIndexes,
+}
+
+impl Kind {
+    /// Every kind, in the order findings are printed.
+    pub const ALL: [Kind; 33] = [
+        Kind::GitEnv,
+        Kind::Worktree,
+        Kind::NotCanonical,
+        Kind::WrongBranch,
+        Kind::Filesystem,
+        Kind::GateLive,
+        Kind::GateDead,
+        Kind::GateMismatch,
+        Kind::GateUnknown,
+        Kind::GateInvalid,
+        Kind::LockLive,
+        Kind::LockDead,
+        Kind::LockMismatch,
+        Kind::LockUnknown,
+        Kind::LockInvalid,
+        Kind::Unacknowledged,
+        Kind::NoQueue,
+        Kind::QueueUnreadable,
+        Kind::QueueInvalid,
+        Kind::WitnessMissing,
+        Kind::WitnessInvalid,
+        Kind::HistoryLost,
+        Kind::TailNotDurable,
+        Kind::GenesisNotCommitted,
+        Kind::TableMissing,
+        Kind::TableMarkers,
+        Kind::TableStale,
+        Kind::TableHandEdited,
+        Kind::ReviewUnresolved,
+        Kind::Guard,
+        Kind::TempFiles,
+        Kind::LockTempFiles,
+        Kind::CommitIndexes,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::GitEnv => "git-env",
+            Kind::Worktree => "worktree",
+            Kind::NotCanonical => "not-canonical",
+            Kind::WrongBranch => "wrong-branch",
+            Kind::Filesystem => "filesystem",
+            Kind::GateLive => "gate-live",
+            Kind::GateDead => "gate-dead",
+            Kind::GateMismatch => "gate-mismatch",
+            Kind::GateUnknown => "gate-unknown",
+            Kind::GateInvalid => "gate-invalid",
+            Kind::LockLive => "lock-live",
+            Kind::LockDead => "lock-dead",
+            Kind::LockMismatch => "lock-mismatch",
+            Kind::LockUnknown => "lock-unknown",
+            Kind::LockInvalid => "lock-invalid",
+            Kind::Unacknowledged => "unacknowledged",
+            Kind::NoQueue => "no-queue",
+            Kind::QueueUnreadable => "queue-unreadable",
+            Kind::QueueInvalid => "queue-invalid",
+            Kind::WitnessMissing => "witness-missing",
+            Kind::WitnessInvalid => "witness-invalid",
+            Kind::HistoryLost => "history-lost",
+            Kind::TailNotDurable => "tail-not-durable",
+            Kind::GenesisNotCommitted => "genesis-not-committed",
+            Kind::TableMissing => "table-missing",
+            Kind::TableMarkers => "table-markers",
+            Kind::TableStale => "table-stale",
+            Kind::TableHandEdited => "table-hand-edited",
+            Kind::ReviewUnresolved => "review-unresolved",
+            Kind::Guard => "guard",
+            Kind::TempFiles => "temp-files",
+            Kind::LockTempFiles => "lock-temp-files",
+            Kind::CommitIndexes => "commit-indexes",
+        }
+    }
+}
+
+/// One thing doctor saw. `command` is the one command that cures it, when one does; `action`
+/// says whether someone must act (false: informational, or it goes away by itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    #[serde(serialize_with = "kind_str")]
+    pub kind: Kind,
+    pub detail: String,
+    pub command: Option<String>,
+    pub action: bool,
+}
+
+fn kind_str<S: serde::Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kind.as_str())
+}
+
+impl Finding {
+    /// Something to act on, cured by `command`.
+    fn act(kind: Kind, detail: impl Into<String>, command: impl Into<String>) -> Finding {
+        Finding {
+            kind,
+            detail: detail.into(),
+            command: Some(command.into()),
+            action: true,
+        }
+    }
+
+    /// Something only a person can decide; `detail` says what and where.
+    fn person(kind: Kind, detail: impl Into<String>) -> Finding {
+        Finding {
+            kind,
+            detail: detail.into(),
+            command: None,
+            action: true,
+        }
+    }
+
+    /// Worth knowing, nothing to do.
+    fn note(kind: Kind, detail: impl Into<String>) -> Finding {
+        Finding {
+            kind,
+            detail: detail.into(),
+            command: None,
+            action: false,
+        }
+    }
+
+    /// The finding as one line: kind, what, and the command in backticks.
+    pub fn line(&self) -> String {
+        match &self.command {
+            Some(c) => format!("{}: {}: run `{c}`", self.kind.as_str(), self.detail),
+            None => format!("{}: {}", self.kind.as_str(), self.detail),
+        }
+    }
+}
+
+/// What doctor found: the revision of a queue.json that verifies, and the findings in the
+/// order they should be handled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub healthy: bool,
+    pub revision: Option<u64>,
+    pub findings: Vec<Finding>,
+}
+
+/// Why doctor could not look at all (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum DoctorError {
+    #[error("not inside a git checkout ({0}); run doctor from the canonical checkout")]
+    NotGit(String),
+    #[error("cannot list {path}: {source}; check the checkout's permissions")]
+    Unlistable {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Looks at the checkout around `cwd`. Everything goes through `io` and read-only git.
+pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
+    let mut findings = Vec::new();
+    if let Some(var) = checkout::git_env() {
+        findings.push(Finding::act(
+            Kind::GitEnv,
+            format!("{var} is set; the queue runs only from its canonical checkout's own .git"),
+            format!("unset {var}"),
+        ));
+    }
+    let paths = match checkout::locate_ignoring_env(cwd) {
+        Ok(paths) => paths,
+        Err(checkout::CheckoutError::Worktree(root)) => {
+            findings.push(Finding::person(
+                Kind::Worktree,
+                format!(
+                    "{} is a linked worktree or uses a separate git dir: the queue and its lock live in the canonical checkout; run doctor there",
+                    root.display()
+                ),
+            ));
+            return Ok(finish(None, findings));
+        }
+        Err(e) => return Err(DoctorError::NotGit(e.to_string())),
+    };
+    for dir in [&paths.git_dir, &paths.plans] {
+        if let Err(source) = io.list(dir)
+            && !(dir == &paths.plans && source.kind() == std::io::ErrorKind::NotFound)
+        {
+            return Err(DoctorError::Unlistable {
+                path: dir.display().to_string(),
+                source,
+            });
+        }
+    }
+    let seen = locks::inspect(io, &paths, &mut findings);
+    let revision = queue::inspect(io, &paths, &seen, &mut findings);
+    files::inspect(io, &paths, &mut findings);
+    findings.sort_by_key(|f| f.kind);
+    Ok(finish(revision, findings))
+}
+
+fn finish(revision: Option<u64>, findings: Vec<Finding>) -> Report {
+    Report {
+        healthy: !findings.iter().any(|f| f.action),
+        revision,
+        findings,
+    }
+}
+
+/// The paths as the person types them, relative to the checkout's root.
+fn rel(paths: &Paths, path: &Path) -> String {
+    path.strip_prefix(&paths.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

@@ -1,0 +1,336 @@
+//! The queue's own files as doctor sees them: queue.json against the witness, the table against
+//! the log, the checkout rules, genesis committed, unresolved review requests and the guard.
+//! Each is read once, without the lock; nothing is written.
+
+use mosaic_queue_core::canon::one_line;
+use mosaic_queue_core::{BodyStatus, Queue, table};
+
+use super::locks::Seen;
+use super::{Finding, Kind};
+use crate::checkout::{self, CheckoutError};
+use crate::commit::active;
+use crate::io::Io;
+use crate::store::{self, Paths};
+
+/// What Manual recovery ends with; a person fills in the op and the reason.
+const ACCEPT: &str = "mosaic-queue accept-history --op OP --reason TEXT --yes --by jason";
+const MANUAL: &str = "see the contract's Manual recovery";
+
+/// Inspects queue.json, the witness and the table; returns the revision of a file that
+/// verifies.
+pub(super) fn inspect(
+    io: &dyn Io,
+    paths: &Paths,
+    seen: &Seen,
+    out: &mut Vec<Finding>,
+) -> Option<u64> {
+    if let Err(e) = store::check_filesystem(io, paths) {
+        out.push(Finding::person(
+            Kind::Filesystem,
+            format!("{e}: move the checkout to one (docs/durability.md)"),
+        ));
+    }
+    let witness = match store::read_witness(io, paths) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            out.push(Finding::person(
+                Kind::WitnessInvalid,
+                format!(
+                    "{}; {MANUAL}, which ends with `{ACCEPT}`",
+                    one_line(&e.to_string())
+                ),
+            ));
+            None
+        }
+    };
+    let bytes = match io.read(&paths.queue_json) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            out.push(no_queue(witness.as_ref().is_some_and(Option::is_some)));
+            guard(paths, out);
+            return None;
+        }
+        Err(e) => {
+            out.push(Finding::person(
+                Kind::QueueUnreadable,
+                format!("cannot read docs/plans/queue.json ({e}); check its permissions"),
+            ));
+            return None;
+        }
+    };
+    let queue = match Queue::verify(&bytes) {
+        Ok(q) => q,
+        Err(e) => {
+            out.push(Finding::person(
+                Kind::QueueInvalid,
+                format!(
+                    "docs/plans/queue.json is invalid: {}; {MANUAL}: copy the file aside first (restoring HEAD's `git show HEAD:docs/plans/queue.json` drops every op since the last queue commit), put a valid file in place, then `{ACCEPT}`",
+                    one_line(&e.to_string())
+                ),
+            ));
+            guard(paths, out);
+            return None;
+        }
+    };
+    let rev = queue.revision();
+    checkout_rules(paths, &queue, out);
+    if let Some(witness) = witness {
+        history(&queue, &bytes, witness.as_ref(), seen, out);
+    }
+    if checkout::check_genesis_committed(paths).is_err() {
+        out.push(Finding::act(
+            Kind::GenesisNotCommitted,
+            "HEAD holds no docs/plans/queue.json, so every change refuses until genesis is committed",
+            "mosaic-queue commit --genesis -m 'queue genesis' --by jason",
+        ));
+    }
+    table_status(io, paths, &queue, seen, out);
+    reviews(&queue, out);
+    guard(paths, out);
+    Some(rev)
+}
+
+fn no_queue(has_witness: bool) -> Finding {
+    if has_witness {
+        Finding::person(
+            Kind::NoQueue,
+            format!(
+                "docs/plans/queue.json is missing but the witness .git/mosaic-queue.head vouches for a queue; {MANUAL}: put a valid file in place, then `{ACCEPT}`"
+            ),
+        )
+    } else {
+        Finding::act(
+            Kind::NoQueue,
+            "docs/plans/queue.json does not exist: genesis has not run, or did not survive a crash (a retry of its op starts the queue)",
+            "mosaic-queue genesis --map MAP --op OP --by jason",
+        )
+    }
+}
+
+fn checkout_rules(paths: &Paths, queue: &Queue, out: &mut Vec<Finding>) {
+    match checkout::check_queue(paths, queue) {
+        Ok(()) => {}
+        Err(e @ CheckoutError::NotCanonical { .. }) => out.push(Finding::person(
+            Kind::NotCanonical,
+            format!("{e}; every verb but doctor refuses here"),
+        )),
+        Err(e @ CheckoutError::WrongBranch { .. }) => out.push(Finding::person(
+            Kind::WrongBranch,
+            format!(
+                "{e}, but only once no uncommitted queue op would be touched (see the contract's git side of the protocol)"
+            ),
+        )),
+        Err(e) => out.push(Finding::person(Kind::NotCanonical, e.to_string())),
+    }
+}
+
+/// The file against the witness: lost history, a tail not yet durable, a dead writer's op.
+fn history(
+    queue: &Queue,
+    bytes: &[u8],
+    witness: Option<&mosaic_queue_core::Witness>,
+    seen: &Seen,
+    out: &mut Vec<Finding>,
+) {
+    let rev = queue.revision();
+    let confirmed = match witness {
+        None if rev == 1 => {
+            out.push(Finding::act(
+                Kind::WitnessMissing,
+                "there is no witness .git/mosaic-queue.head and queue.json holds genesis alone, so genesis is not confirmed durable",
+                "mosaic-queue sync",
+            ));
+            0
+        }
+        None => {
+            out.push(Finding::person(
+                Kind::WitnessMissing,
+                format!(
+                    "there is no witness .git/mosaic-queue.head and queue.json is at rev {rev}, past genesis: nothing tells what was lost; {MANUAL}, which ends with `{ACCEPT}`"
+                ),
+            ));
+            return;
+        }
+        Some(w) => {
+            let sha = mosaic_queue_core::digest::sha256_hex(bytes);
+            if let Err(e) = queue.check_extends(&sha, w) {
+                let kind = if w.revision > rev {
+                    "rolled back"
+                } else {
+                    "rewritten"
+                };
+                out.push(Finding::person(
+                    Kind::HistoryLost,
+                    format!(
+                        "history was {kind}: {}; {MANUAL} (find the lost ops, re-apply them under new op ids), which ends with `{ACCEPT}`",
+                        one_line(&e.to_string())
+                    ),
+                ));
+                return;
+            }
+            w.revision
+        }
+    };
+    let tail: Vec<String> = queue
+        .file()
+        .log
+        .iter()
+        .filter(|e| e.rev > confirmed)
+        .map(|e| format!("{} by {}", e.op, e.by))
+        .collect();
+    if confirmed > 0 && !tail.is_empty() {
+        let detail = format!(
+            "revs {} to {rev} are visible, not confirmed durable ({}); sync makes them durable and names each op's seat to tell",
+            confirmed + 1,
+            tail.join(", ")
+        );
+        out.push(if seen.live_writer {
+            Finding {
+                action: false,
+                ..Finding::act(
+                    Kind::TailNotDurable,
+                    format!(
+                        "{detail} (a writer holds the lock: it may be its own write in flight)"
+                    ),
+                    "mosaic-queue sync",
+                )
+            }
+        } else {
+            Finding::act(Kind::TailNotDurable, detail, "mosaic-queue sync")
+        });
+    }
+    if let Some(op) = &seen.dead_op
+        && let Some(e) = queue.entry_for_op(op)
+    {
+        out.push(Finding {
+            action: false,
+            ..Finding::act(
+                Kind::Unacknowledged,
+                format!(
+                    "op {} (by {}) is in the log at rev {}, but the writer that held the lock for it stopped, so its receipt may not have printed: tell {}, whose retry of the same op answers with the original receipt",
+                    e.op, e.by, e.rev, e.by
+                ),
+                format!("mosaic-queue sync --op {}", e.op),
+            )
+        });
+    }
+}
+
+fn table_status(io: &dyn Io, paths: &Paths, queue: &Queue, seen: &Seen, out: &mut Vec<Finding>) {
+    let restore = "restore it with git (`git show HEAD:docs/plans/QUEUE.md` holds the committed one) or re-apply the edit as queue ops, then run `mosaic-queue render`";
+    let md = match io.read(&paths.queue_md) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            out.push(Finding::person(
+                Kind::TableMissing,
+                format!("cannot read docs/plans/QUEUE.md ({e}): {restore}"),
+            ));
+            return;
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&md) else {
+        out.push(Finding::person(
+            Kind::TableMarkers,
+            format!("docs/plans/QUEUE.md is not UTF-8: {restore}"),
+        ));
+        return;
+    };
+    let body = match table::body(text) {
+        Ok(b) => b,
+        Err(e) => {
+            out.push(Finding::person(
+                Kind::TableMarkers,
+                format!("docs/plans/QUEUE.md {e}: {restore}"),
+            ));
+            return;
+        }
+    };
+    match store::table_status(queue, body) {
+        BodyStatus::Current => {}
+        BodyStatus::Stale { rev } => {
+            let shows = if rev == 0 {
+                "still shows the legacy table genesis replaces".to_owned()
+            } else {
+                format!("shows rev {rev}")
+            };
+            let mut f = Finding::act(
+                Kind::TableStale,
+                format!(
+                    "docs/plans/QUEUE.md {shows}, the log is at rev {}",
+                    queue.revision()
+                ),
+                "mosaic-queue render",
+            );
+            if seen.live_writer {
+                f.action = false;
+                f.detail
+                    .push_str(" (a writer holds the lock: it may be rendering it now)");
+            }
+            out.push(f);
+        }
+        BodyStatus::Unknown => out.push(Finding::person(
+            Kind::TableHandEdited,
+            format!("docs/plans/QUEUE.md's table is not a render of this queue (a hand edit?): {restore}"),
+        )),
+    }
+}
+
+fn reviews(queue: &Queue, out: &mut Vec<Finding>) {
+    for row in queue.rows() {
+        let Some(review) = &row.review else { continue };
+        for round in &review.rounds {
+            for a in round.attempts.iter().filter(|a| a.state.is_unresolved()) {
+                let issue = round
+                    .issue
+                    .map_or_else(|| "the round's issue".to_owned(), |i| format!("issue #{i}"));
+                out.push(Finding::person(
+                    Kind::ReviewUnresolved,
+                    format!(
+                        "row {} round {}: request attempt {} by {} is {}, which blocks the row; once no request for it is still running, look on {issue} for a comment carrying <!-- mosaic-queue-op: {} -->: if it is there, the owner or jason/sage runs `mosaic-queue review resolve {} {} --comment N`, else jason or sage runs `mosaic-queue review abandon {} {} --reason TEXT --yes`",
+                        row.id,
+                        round.round,
+                        a.op,
+                        a.by,
+                        a.state.as_str(),
+                        a.op,
+                        row.id,
+                        a.op,
+                        row.id,
+                        a.op
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// The pre-commit guard: installed, ours, and not bypassed by `core.hooksPath`.
+fn guard(paths: &Paths, out: &mut Vec<Finding>) {
+    let Ok(head) = crate::git::run(
+        &paths.root,
+        &["rev-parse", "--verify", "-q", "HEAD^{commit}"],
+    ) else {
+        return;
+    };
+    if !crate::git::head_has(&paths.root, active::HOOK_SOURCE) {
+        out.push(Finding::person(
+            Kind::Guard,
+            format!(
+                "HEAD has no {}, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`",
+                active::HOOK_SOURCE
+            ),
+        ));
+        return;
+    }
+    const INSTALL: &str = "; install it with `mosaic-queue install-hook`";
+    match active::check_installed(&paths.root, &paths.git_dir, &head) {
+        Ok(()) => {}
+        Err(why) if why.ends_with(INSTALL) => out.push(Finding::act(
+            Kind::Guard,
+            why.trim_end_matches(INSTALL),
+            "mosaic-queue install-hook --by jason",
+        )),
+        // core.hooksPath, or HEAD without the hook's source: what to do is in the reason.
+        Err(why) => out.push(Finding::person(Kind::Guard, why)),
+    }
+}

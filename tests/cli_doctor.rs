@@ -1,0 +1,520 @@
+//! `doctor` end to end: each state it names, with the exact line, the JSON document and the
+//! exit code; that it writes nothing (files byte for byte as before, lock included); and that
+//! the command it names cures the state.
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::{Value, json};
+use support::{BIN, Holder, Repo, ok};
+
+const HOOK: &str = "scripts/git-hooks/pre-commit";
+
+/// Commits the guard and installs it, so a fresh checkout is healthy.
+fn guarded(repo: &Repo) {
+    std::fs::create_dir_all(repo.path("scripts/git-hooks")).unwrap();
+    repo.write(HOOK, format!("#!/bin/sh\nexec '{BIN}' guard\n"));
+    let exec = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(repo.path(HOOK), exec.clone()).unwrap();
+    repo.git(&["add", HOOK]);
+    repo.git(&["commit", "-q", "-m", "the guard"]);
+    std::fs::create_dir_all(repo.path(".git/hooks")).unwrap();
+    std::fs::copy(repo.path(HOOK), repo.path(".git/hooks/pre-commit")).unwrap();
+    std::fs::set_permissions(repo.path(".git/hooks/pre-commit"), exec).unwrap();
+}
+
+fn ready(name: &str) -> Repo {
+    let repo = Repo::new(name);
+    guarded(&repo);
+    repo
+}
+
+fn note(repo: &Repo, op: &str, rev: u64) {
+    ok(
+        repo,
+        &["note", "1", op],
+        op,
+        "darkwing",
+        &format!("ok {op} rev {rev} note 1"),
+    );
+}
+
+/// What a lock file's holder looks like in a message.
+fn named(h: &Holder) -> String {
+    format!(
+        "pid {} (op {}, verb {}, at {})",
+        h.pid,
+        h.op.as_deref().unwrap_or("none"),
+        h.verb,
+        h.at
+    )
+}
+
+/// Runs doctor twice (text, then --json) and checks both left every file as it was; returns
+/// the text run's stdout, its exit code, and the document.
+fn doctor(repo: &Repo) -> (String, i32, Value) {
+    let before = repo.snapshot();
+    let text = repo.run(&["doctor"], &[]);
+    let doc = repo.run(&["doctor", "--json"], &[]);
+    repo.assert_unchanged(&before);
+    assert_eq!(text.code, doc.code);
+    let value: Value = serde_json::from_str(&doc.stdout).expect("one JSON document");
+    assert_eq!(doc.stdout.lines().count(), 1);
+    if text.code == 2 {
+        let n = value["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["action"] == true)
+            .count();
+        let what = if n == 1 {
+            "finding needs"
+        } else {
+            "findings need"
+        };
+        assert_eq!(
+            text.stderr,
+            format!("mosaic-queue: doctor: {n} {what} action; handle them in the order printed\n")
+        );
+    } else {
+        assert_eq!(text.stderr, "");
+    }
+    (text.stdout, text.code, value)
+}
+
+fn finding(kind: &str, detail: &str, command: Option<&str>, action: bool) -> Value {
+    json!({"kind": kind, "detail": detail, "command": command, "action": action})
+}
+
+#[test]
+fn a_healthy_checkout_needs_nothing() {
+    let repo = ready("doctor-healthy");
+    note(&repo, "darkwing-1-note", 2);
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(
+        (text.as_str(), code),
+        ("ok doctor rev 2: nothing needs doing\n", 0)
+    );
+    assert_eq!(doc, json!({"healthy": true, "revision": 2, "findings": []}));
+}
+
+#[test]
+fn a_live_lock_is_reported_and_left_alone() {
+    let repo = ready("doctor-live");
+    let holder = Holder::this_process();
+    repo.plant_lock(&holder);
+    let (text, code, doc) = doctor(&repo);
+    let detail = format!(
+        "the queue lock .git/mosaic-queue.lock is live: {} is running; writers wait for it, and what follows may change when that command ends",
+        named(&holder)
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        text,
+        format!("lock-live: {detail}\nok doctor rev 1: nothing needs doing\n")
+    );
+    assert_eq!(
+        doc,
+        json!({"healthy": true, "revision": 1, "findings": [finding("lock-live", &detail, None, false)]})
+    );
+}
+
+#[test]
+fn dead_mismatched_and_rebooted_locks_are_cured_by_unlock() {
+    let repo = ready("doctor-dead");
+    let dead = Holder::dead();
+    let mut reused = Holder::this_process();
+    reused.start += 1;
+    let mut rebooted = Holder::this_process();
+    rebooted.boot = "00000000-0000-4000-8000-000000000000".to_owned();
+    for (holder, kind, class) in [
+        (
+            &dead,
+            "lock-dead",
+            format!("dead: {} is no longer running", named(&dead)),
+        ),
+        (
+            &reused,
+            "lock-mismatch",
+            format!(
+                "mismatch: {} is gone and its pid now belongs to another process",
+                named(&reused)
+            ),
+        ),
+        (
+            &rebooted,
+            "lock-dead",
+            format!(
+                "dead: {} was taken during an earlier boot of this host (boot {}), so it is no longer running",
+                named(&rebooted),
+                rebooted.boot
+            ),
+        ),
+    ] {
+        repo.plant_lock(holder);
+        let (text, code, doc) = doctor(&repo);
+        let detail = format!(
+            "the queue lock .git/mosaic-queue.lock is {class}; every writer refuses until it is removed"
+        );
+        assert_eq!(code, 2);
+        assert_eq!(
+            text,
+            format!("{kind}: {detail}: run `mosaic-queue unlock`\n")
+        );
+        assert_eq!(
+            doc,
+            json!({"healthy": false, "revision": 1, "findings": [finding(kind, &detail, Some("mosaic-queue unlock"), true)]})
+        );
+        repo.run(&["unlock"], &[]).ok();
+        assert_eq!(doctor(&repo).1, 0, "{kind} cured");
+    }
+}
+
+#[test]
+fn unknown_and_invalid_locks_wait_for_a_person() {
+    let repo = ready("doctor-person");
+    let mut foreign = Holder::this_process();
+    foreign.host = "elsewhere".to_owned();
+    repo.plant_lock(&foreign);
+    let (text, code, doc) = doctor(&repo);
+    let detail = format!(
+        "the queue lock .git/mosaic-queue.lock is unknown: {} was taken on host elsewhere, boot {}, which this host cannot check; a person must check that no queue command is running on host elsewhere, then remove it by hand (`rm .git/mosaic-queue.lock`)",
+        named(&foreign),
+        foreign.boot
+    );
+    assert_eq!((text, code), (format!("lock-unknown: {detail}\n"), 2));
+    assert_eq!(
+        doc["findings"],
+        json!([finding("lock-unknown", &detail, None, true)])
+    );
+
+    repo.write(".git/mosaic-queue.lock", "not a lock\n");
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(code, 2);
+    assert!(
+        text.starts_with("lock-invalid: the queue lock .git/mosaic-queue.lock is invalid: ")
+            && text.ends_with("; a person must check that no queue command is running, then remove it by hand (`rm .git/mosaic-queue.lock`)\n"),
+        "{text}"
+    );
+    assert_eq!(doc["findings"][0]["command"], Value::Null);
+}
+
+#[test]
+fn a_leftover_unlock_gate_is_removed_by_hand() {
+    let repo = ready("doctor-gate");
+    let mut gate = Holder::dead();
+    gate.op = None;
+    gate.verb = "unlock".to_owned();
+    repo.write(".git/mosaic-queue.unlock", gate.to_canonical());
+    let (text, code, doc) = doctor(&repo);
+    let detail = format!(
+        "the unlock gate .git/mosaic-queue.unlock is dead: {} is no longer running; `mosaic-queue unlock` refuses while it exists, and an unlock that died holds nothing",
+        named(&gate)
+    );
+    assert_eq!(
+        (text, code),
+        (
+            format!("gate-dead: {detail}: run `rm .git/mosaic-queue.unlock`\n"),
+            2
+        )
+    );
+    assert_eq!(
+        doc["findings"],
+        json!([finding(
+            "gate-dead",
+            &detail,
+            Some("rm .git/mosaic-queue.unlock"),
+            true
+        )])
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "fault-injection"),
+    ignore = "killing a writer after its rename needs the fault-injection build"
+)]
+fn a_tail_visible_but_not_durable_is_confirmed_by_sync() {
+    let repo = ready("doctor-tail");
+    let out = repo.run(
+        &support::change(
+            &["note", "1", "visible only"],
+            "darkwing-1-note",
+            "darkwing",
+        ),
+        &[("MOSAIC_KILL_AT", "queue-renamed")],
+    );
+    assert_eq!(out.signal, Some(9));
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(code, 2);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(
+        lines[0].starts_with("lock-dead: the queue lock .git/mosaic-queue.lock is dead: pid ")
+            && lines[0].contains(" (op darkwing-1-note, verb note, at ")
+            && lines[0].ends_with("is no longer running; every writer refuses until it is removed: run `mosaic-queue unlock`"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("unacknowledged: op darkwing-1-note (by darkwing) is in the log at rev 2, but the writer that held the lock for it stopped, so its receipt may not have printed: tell darkwing, whose retry of the same op answers with the original receipt: run `mosaic-queue sync --op darkwing-1-note`"), "{text}");
+    assert_eq!(
+        lines[2],
+        "tail-not-durable: revs 2 to 2 are visible, not confirmed durable (darkwing-1-note by darkwing); sync makes them durable and names each op's seat to tell: run `mosaic-queue sync`"
+    );
+    assert_eq!(
+        lines[3],
+        "table-stale: docs/plans/QUEUE.md shows rev 1, the log is at rev 2: run `mosaic-queue render`"
+    );
+    assert_eq!(doc["revision"], 2);
+    // The named commands, in order, cure it.
+    repo.run(&["unlock"], &[]).ok();
+    assert_eq!(
+        repo.run(&["sync"], &[]).ok(),
+        "durable darkwing-1-note rev 2 (by darkwing): tell darkwing\nok sync rev 2: 1 op confirmed durable\n"
+    );
+    repo.run(&["render"], &[]).ok();
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(
+        (text.as_str(), code),
+        ("ok doctor rev 2: nothing needs doing\n", 0)
+    );
+}
+
+#[test]
+fn stale_and_hand_edited_tables() {
+    let repo = ready("doctor-table");
+    let old = repo.read("docs/plans/QUEUE.md");
+    note(&repo, "darkwing-1-note", 2);
+    repo.write("docs/plans/QUEUE.md", &old);
+    let (text, code, doc) = doctor(&repo);
+    let detail = "docs/plans/QUEUE.md shows rev 1, the log is at rev 2";
+    assert_eq!(
+        (text, code),
+        (
+            format!("table-stale: {detail}: run `mosaic-queue render`\n"),
+            2
+        )
+    );
+    assert_eq!(
+        doc["findings"],
+        json!([finding(
+            "table-stale",
+            detail,
+            Some("mosaic-queue render"),
+            true
+        )])
+    );
+    repo.run(&["render"], &[]).ok();
+    assert_eq!(doctor(&repo).1, 0);
+
+    let edited = repo
+        .read("docs/plans/QUEUE.md")
+        .replace("Parser", "Parser (hand edit)");
+    repo.write("docs/plans/QUEUE.md", edited);
+    let (text, code, doc) = doctor(&repo);
+    let detail = "docs/plans/QUEUE.md's table is not a render of this queue (a hand edit?): restore it with git (`git show HEAD:docs/plans/QUEUE.md` holds the committed one) or re-apply the edit as queue ops, then run `mosaic-queue render`";
+    assert_eq!((text, code), (format!("table-hand-edited: {detail}\n"), 2));
+    assert_eq!(
+        doc["findings"],
+        json!([finding("table-hand-edited", detail, None, true)])
+    );
+}
+
+#[test]
+fn a_missing_witness_is_synced_at_genesis_and_accepted_after() {
+    let repo = ready("doctor-witness");
+    std::fs::remove_file(repo.path(".git/mosaic-queue.head")).unwrap();
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(
+        (text, code),
+        (
+            "witness-missing: there is no witness .git/mosaic-queue.head and queue.json holds genesis alone, so genesis is not confirmed durable: run `mosaic-queue sync`\n".to_owned(),
+            2
+        )
+    );
+    repo.run(&["sync"], &[]).ok();
+    assert_eq!(doctor(&repo).1, 0);
+
+    note(&repo, "darkwing-1-note", 2);
+    std::fs::remove_file(repo.path(".git/mosaic-queue.head")).unwrap();
+    let (text, code, doc) = doctor(&repo);
+    let detail = "there is no witness .git/mosaic-queue.head and queue.json is at rev 2, past genesis: nothing tells what was lost; see the contract's Manual recovery, which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`";
+    assert_eq!((text, code), (format!("witness-missing: {detail}\n"), 2));
+    assert_eq!(
+        doc["findings"],
+        json!([finding("witness-missing", detail, None, true)])
+    );
+}
+
+#[test]
+fn rolled_back_and_rewritten_history_is_manual_recovery() {
+    let repo = ready("doctor-history");
+    let rev1 = repo.read_bytes("docs/plans/queue.json");
+    let witness1 = repo.read_bytes(".git/mosaic-queue.head");
+    let md1 = repo.read_bytes("docs/plans/QUEUE.md");
+    note(&repo, "darkwing-1-note", 2);
+    let witness2 = repo.read_bytes(".git/mosaic-queue.head");
+    // Rolled back: queue.json at rev 1 under a witness of rev 2.
+    let md2 = repo.read_bytes("docs/plans/QUEUE.md");
+    repo.write("docs/plans/queue.json", &rev1);
+    repo.write("docs/plans/QUEUE.md", &md1);
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(code, 2);
+    assert!(
+        text.starts_with("history-lost: history was rolled back: ")
+            && text.ends_with("; see the contract's Manual recovery (find the lost ops, re-apply them under new op ids), which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`\n"),
+        "{text}"
+    );
+    // Rewritten: another rev 2 under the first rev 2's witness.
+    repo.write(".git/mosaic-queue.head", &witness1);
+    note(&repo, "darkwing-1-other", 2);
+    repo.write(".git/mosaic-queue.head", &witness2);
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(code, 2);
+    assert!(
+        text.starts_with("history-lost: history was rewritten: "),
+        "{text}"
+    );
+    let _ = md2;
+}
+
+#[test]
+fn an_invalid_queue_json_names_the_byte() {
+    let repo = ready("doctor-invalid");
+    let text = repo
+        .read("docs/plans/queue.json")
+        .replacen("  \"version\"", "   \"version\"", 1);
+    repo.write("docs/plans/queue.json", text);
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(code, 2);
+    assert_eq!(doc["revision"], Value::Null);
+    assert!(
+        text.starts_with("queue-invalid: docs/plans/queue.json is invalid: queue.json not in canonical form at line 2, column 3 (byte 4): ")
+            && text.contains("copy the file aside first (restoring HEAD's `git show HEAD:docs/plans/queue.json` drops every op since the last queue commit)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn genesis_not_committed_and_no_queue_yet() {
+    let repo = Repo::bare("doctor-genesis");
+    guarded(&repo);
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(
+        (text, code),
+        (
+            "no-queue: docs/plans/queue.json does not exist: genesis has not run, or did not survive a crash (a retry of its op starts the queue): run `mosaic-queue genesis --map MAP --op OP --by jason`\n".to_owned(),
+            2
+        )
+    );
+    assert_eq!(doc["revision"], Value::Null);
+    repo.genesis().ok();
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(
+        (text, code),
+        (
+            "genesis-not-committed: HEAD holds no docs/plans/queue.json, so every change refuses until genesis is committed: run `mosaic-queue commit --genesis -m 'queue genesis' --by jason`\n".to_owned(),
+            2
+        )
+    );
+    repo.run(
+        &[
+            "commit",
+            "--genesis",
+            "-m",
+            "queue genesis",
+            "--by",
+            "jason",
+        ],
+        &[],
+    )
+    .ok();
+    assert_eq!(doctor(&repo).1, 0);
+}
+
+#[test]
+fn the_guard_missing_or_not_ours() {
+    let repo = Repo::new("doctor-guard");
+    // No hook in HEAD: a person commits it first.
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(code, 2);
+    assert_eq!(
+        text,
+        "guard: HEAD has no scripts/git-hooks/pre-commit, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`\n"
+    );
+    assert_eq!(doc["findings"][0]["command"], Value::Null);
+    guarded(&repo);
+    repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(
+        (text, code),
+        (
+            "guard: the guard .git/hooks/pre-commit differs from HEAD's scripts/git-hooks/pre-commit: run `mosaic-queue install-hook --by jason`\n".replace(".git/hooks/pre-commit", &repo.path(".git/hooks/pre-commit").display().to_string()),
+            2
+        )
+    );
+    repo.run(&["install-hook", "--by", "jason"], &[]).ok();
+    assert_eq!(doctor(&repo).1, 0);
+    std::fs::remove_file(repo.path(".git/hooks/pre-commit")).unwrap();
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(code, 2);
+    assert!(
+        text.starts_with("guard: the guard ") && text.contains(" is not installed ("),
+        "{text}"
+    );
+}
+
+#[test]
+fn leftover_temp_files_are_informational() {
+    let repo = ready("doctor-temps");
+    repo.write("docs/plans/.queue.json.4242.tmp", "half");
+    repo.write(
+        ".git/mosaic-queue.lock.4242.0123456789abcdef.tmp",
+        "lock temp",
+    );
+    repo.write(".git/mosaic-queue-commit.4242.0.index", "index");
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(code, 0);
+    assert_eq!(
+        text,
+        "temp-files: a writer's temp files are left (docs/plans/.queue.json.4242.tmp); nothing reads them and the next write removes them\n\
+lock-temp-files: temp files of a command killed while taking the lock or the unlock gate are left (.git/mosaic-queue.lock.4242.0123456789abcdef.tmp); nothing reads or removes them: delete each by hand once the pid in its name is gone (`rm .git/mosaic-queue.lock.4242.0123456789abcdef.tmp`)\n\
+commit-indexes: temporary indexes of a commit that stopped are left (.git/mosaic-queue-commit.4242.0.index); nothing reads them: delete each by hand once the pid in its name is gone (`rm .git/mosaic-queue-commit.4242.0.index`)\n\
+ok doctor rev 1: nothing needs doing\n"
+    );
+    assert_eq!(doc["healthy"], true);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn checkout_checks_that_fail_are_reported_not_refused() {
+    let repo = ready("doctor-checkout");
+    let out = repo.run(&["doctor"], &[("GIT_DIR", ".git")]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stdout,
+        "git-env: GIT_DIR is set; the queue runs only from its canonical checkout's own .git: run `unset GIT_DIR`\n"
+    );
+    repo.git(&["checkout", "-q", "-b", "elsewhere"]);
+    let (text, code, _) = doctor(&repo);
+    assert_eq!(
+        (text, code),
+        (
+            "wrong-branch: HEAD is not on the genesis branch main (elsewhere); check out main first, but only once no uncommitted queue op would be touched (see the contract's git side of the protocol)\n".to_owned(),
+            2
+        )
+    );
+}
+
+#[test]
+fn outside_a_checkout_it_cannot_look() {
+    let dir = std::env::temp_dir().join(format!("mosaic-doctor-nogit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = support::run_in(&dir, &["doctor"], &[]);
+    let line = out.fails(1).to_owned();
+    assert!(
+        line.starts_with("mosaic-queue: not inside a git checkout ("),
+        "{line}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
