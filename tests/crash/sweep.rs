@@ -1,0 +1,227 @@
+//! The I/O-error sweep: one run of a verb per call it makes, that call failed through the
+//! fault-injection build's faulting I/O layer with EIO, ENOSPC, EDQUOT, EROFS, EACCES or a
+//! short write. Each run must exit with the contract's code, leave no temp file, lose nothing
+//! acknowledged, never print a receipt after a failed fsync, and be recovered by its retry or
+//! the commands doctor names.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::check::{Scenario, Verdict, reset};
+use super::{full, receipts};
+use crate::support::{Repo, run_in};
+
+const FAULTS: [&str; 6] = ["eio", "enospc", "edquot", "erofs", "eacces", "short"];
+const MUTATING: [&str; 7] = [
+    "create",
+    "write",
+    "fsync",
+    "rename",
+    "link",
+    "unlink",
+    "fsync_dir",
+];
+
+/// Runs `args` once per call and fault; panics naming every run that broke a rule.
+pub fn sweep(verb: &str, repo: &Repo, args: &[&str], env: &[(&str, &str)], person_kinds: &[&str]) {
+    let pristine = repo.base.join("pristine-sweep");
+    reset(&repo.root, &pristine);
+    let scenario = Scenario {
+        repo,
+        pristine: pristine.clone(),
+        args: args.iter().map(|s| (*s).to_owned()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+        before: receipts(repo),
+        person_kinds,
+        reboot: false,
+    };
+    let before_queue = std::fs::read(repo.path("docs/plans/queue.json")).ok();
+    let before_witness = std::fs::read(repo.path(".git/mosaic-queue.head")).ok();
+    let trace_file = repo.base.join("sweep.jsonl");
+    // The calls of a clean run, numbered as the faulting layer numbers them.
+    let calls = traced(repo, args, env, &trace_file, None);
+    let calls: Vec<Value> = calls.into_iter().filter(|v| v["ev"] == "call").collect();
+    let mut runs = 0;
+    let mut broken = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        let n = i + 1;
+        let op = call["op"].as_str().unwrap_or_default();
+        let kinds: Vec<&str> = if full() {
+            FAULTS.to_vec()
+        } else if MUTATING.contains(&op) {
+            vec![FAULTS[i % FAULTS.len()]]
+        } else {
+            continue;
+        };
+        for kind in kinds {
+            runs += 1;
+            reset(&pristine, &repo.root);
+            let what = format!(
+                "call {n} ({op} {}) {kind}",
+                call["path"].as_str().unwrap_or("")
+            );
+            let fail = format!("{n}:{kind}");
+            let (out, events) = run_traced(repo, args, env, &trace_file, &fail);
+            let printed: BTreeSet<String> = events
+                .iter()
+                .filter(|e| e["ev"] == "printed")
+                .flat_map(|e| {
+                    e["text"]
+                        .as_str()
+                        .unwrap_or("")
+                        .lines()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .filter(|l| super::model::is_receipt(l))
+                .collect();
+            let rules = || -> Result<(), String> {
+                if out.signal.is_some() || out.stderr.contains("panicked") {
+                    return Err(format!("crashed: {}", out.stderr));
+                }
+                match out.code {
+                    0 => {}
+                    1 | 3 => {
+                        let lines = out
+                            .stderr
+                            .lines()
+                            .filter(|l| !l.starts_with("warning: "))
+                            .count();
+                        if lines != 1 {
+                            return Err(format!(
+                                "exit {} without one stderr line: {:?}",
+                                out.code, out.stderr
+                            ));
+                        }
+                    }
+                    c => return Err(format!("exit {c}: {}", out.stderr.trim())),
+                }
+                if out.code == 1 {
+                    let now_queue = std::fs::read(repo.path("docs/plans/queue.json")).ok();
+                    let now_witness = std::fs::read(repo.path(".git/mosaic-queue.head")).ok();
+                    if now_queue != before_queue || now_witness != before_witness {
+                        return Err(format!(
+                            "exit 1 but the queue changed: {}",
+                            out.stderr.trim()
+                        ));
+                    }
+                }
+                // A failed fsync: nothing is acknowledged after it (no receipt printed later).
+                if let Some(at) = events.iter().position(|e| e["ev"] == "fault") {
+                    let fault = &events[at];
+                    let path = fault["path"].as_str().unwrap_or("");
+                    let synced = matches!(fault["op"].as_str(), Some("fsync" | "fsync_dir"));
+                    if synced && !path.contains(".mosaic-queue.view.") {
+                        let later = events[at..].iter().any(|e| {
+                            e["ev"] == "printed"
+                                && e["text"].as_str().is_some_and(|t| t.starts_with("ok "))
+                        });
+                        if later {
+                            return Err("a receipt printed after a failed fsync".to_owned());
+                        }
+                    }
+                }
+                for left in temps(repo) {
+                    let own = call["path"].as_str() == Some(left.as_str()) && op == "unlink";
+                    if !own {
+                        return Err(format!("left the temp file {left}"));
+                    }
+                }
+                Ok(())
+            };
+            if let Err(why) = rules() {
+                broken.push(format!("{what}: {why}"));
+                continue;
+            }
+            match scenario.recover(&printed) {
+                Verdict::Healed(_) | Verdict::Person(_) => {}
+                Verdict::Unsafe(why) => broken.push(format!("{what}: not recovered: {why}")),
+            }
+        }
+    }
+    eprintln!(
+        "io-errors | {verb} | {} calls | {runs} runs | {} broken |",
+        calls.len(),
+        broken.len()
+    );
+    reset(&pristine, &repo.root);
+    let _ = std::fs::remove_dir_all(&pristine);
+    assert!(
+        broken.is_empty(),
+        "I/O faults handled wrongly:\n{}",
+        broken.join("\n")
+    );
+}
+
+fn traced(
+    repo: &Repo,
+    args: &[&str],
+    env: &[(&str, &str)],
+    trace: &std::path::Path,
+    fail: Option<&str>,
+) -> Vec<Value> {
+    let _ = std::fs::remove_file(trace);
+    let mut all: Vec<(&str, &str)> = env.to_vec();
+    all.push(("MOSAIC_IO_TRACE", trace.to_str().unwrap()));
+    if let Some(f) = fail {
+        all.push(("MOSAIC_IO_FAIL", f));
+    }
+    let out = run_in(&repo.root, args, &all);
+    if fail.is_none() {
+        assert_eq!(out.code, 0, "the clean run: {}", out.stderr);
+    }
+    read_trace(trace)
+}
+
+fn run_traced(
+    repo: &Repo,
+    args: &[&str],
+    env: &[(&str, &str)],
+    trace: &std::path::Path,
+    fail: &str,
+) -> (crate::support::Out, Vec<Value>) {
+    let _ = std::fs::remove_file(trace);
+    let mut all: Vec<(&str, &str)> = env.to_vec();
+    all.push(("MOSAIC_IO_TRACE", trace.to_str().unwrap()));
+    all.push(("MOSAIC_IO_FAIL", fail));
+    let out = run_in(&repo.root, args, &all);
+    (out, read_trace(trace))
+}
+
+fn read_trace(trace: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(trace)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every temp file a writer, the lock or the gate makes, as absolute paths.
+fn temps(repo: &Repo) -> Vec<String> {
+    let mut found = Vec::new();
+    for dir in ["docs/plans", ".git"] {
+        let Ok(entries) = std::fs::read_dir(repo.path(dir)) else {
+            continue;
+        };
+        for e in entries {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            let temp = name.ends_with(".tmp")
+                && [
+                    ".queue.json.",
+                    ".QUEUE.md.",
+                    ".mosaic-queue.",
+                    "mosaic-queue.",
+                ]
+                .iter()
+                .any(|p| name.starts_with(p));
+            if temp {
+                found.push(repo.path(&format!("{dir}/{name}")).display().to_string());
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,253 @@
+//! Power loss by enumeration (docs/durability.md): for each verb that writes, one recorded run
+//! and every crash state the ext4 `data=ordered` model and the weak model allow, each checked
+//! by what a person runs next after the reboot. Sampled unless `MOSAIC_CRASH_FULL=1`.
+
+mod crash;
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use support::{BIN, Holder, Repo, ok};
+
+const HOOK: &str = "scripts/git-hooks/pre-commit";
+
+/// Commits the guard and installs it, so doctor's healthy means healthy.
+fn guarded(repo: &Repo) {
+    std::fs::create_dir_all(repo.path("scripts/git-hooks")).unwrap();
+    repo.write(HOOK, format!("#!/bin/sh\nexec '{BIN}' guard\n"));
+    let exec = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(repo.path(HOOK), exec.clone()).unwrap();
+    repo.git(&["add", HOOK]);
+    repo.git(&["commit", "-q", "-m", "the guard"]);
+    std::fs::create_dir_all(repo.path(".git/hooks")).unwrap();
+    std::fs::copy(repo.path(HOOK), repo.path(".git/hooks/pre-commit")).unwrap();
+    std::fs::set_permissions(repo.path(".git/hooks/pre-commit"), exec).unwrap();
+}
+
+/// A committed genesis with the guard active.
+fn ready(name: &str) -> Repo {
+    let repo = Repo::new(name);
+    guarded(&repo);
+    repo
+}
+
+fn start_row_1(repo: &Repo) {
+    ok(
+        repo,
+        &["move", "1", "in-progress"],
+        "darkwing-1-start",
+        "darkwing",
+        "ok darkwing-1-start rev 2 move 1 queued -> in-progress",
+    );
+}
+
+fn change(args: &[&str], op: &'static str, by: &'static str) -> Vec<String> {
+    support::change(args, op, by)
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Declares, for a set-up that returns the checkout and the command to record, the power-loss
+/// test and the I/O-error test.
+macro_rules! verb {
+    ($power:ident, $faults:ident, $name:literal, $setup:ident) => {
+        #[test]
+        fn $power() {
+            let (repo, args) = $setup();
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            crash::enumerate($name, &repo, &refs, &[], 0, &[]);
+        }
+
+        #[test]
+        fn $faults() {
+            let (repo, args) = $setup();
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            crash::sweep::sweep($name, &repo, &refs, &[], &[]);
+        }
+    };
+}
+
+verb!(power_loss_add, io_errors_add, "add", add);
+verb!(power_loss_move, io_errors_move, "move", move_to_in_progress);
+verb!(
+    power_loss_move_in_review,
+    io_errors_move_in_review,
+    "move in-review",
+    move_into_in_review_without_reviewers
+);
+verb!(power_loss_release, io_errors_release, "release", release);
+verb!(power_loss_assign, io_errors_assign, "assign", assign);
+verb!(power_loss_note, io_errors_note, "note", note);
+verb!(power_loss_set, io_errors_set, "set", set);
+verb!(power_loss_genesis, io_errors_genesis, "genesis", genesis);
+verb!(
+    power_loss_accept_history,
+    io_errors_accept_history,
+    "accept-history",
+    accept_history
+);
+verb!(power_loss_render, io_errors_render, "render", render);
+verb!(power_loss_sync, io_errors_sync, "sync", sync);
+verb!(power_loss_unlock, io_errors_unlock, "unlock", unlock);
+verb!(power_loss_commit, io_errors_commit, "commit", commit);
+
+fn add() -> (Repo, Vec<String>) {
+    let repo = ready("crash-add");
+    let args = change(
+        &["add", "--piece", "Crash piece", "--issues", "31"],
+        "lead-add-0001",
+        "lead",
+    );
+    (repo, args)
+}
+
+fn move_to_in_progress() -> (Repo, Vec<String>) {
+    let repo = ready("crash-move");
+    let args = change(
+        &["move", "1", "in-progress"],
+        "darkwing-1-start",
+        "darkwing",
+    );
+    (repo, args)
+}
+
+fn move_into_in_review_without_reviewers() -> (Repo, Vec<String>) {
+    let repo = ready("crash-review-round");
+    start_row_1(&repo);
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let args = change(
+        &[
+            "move",
+            "1",
+            "in-review",
+            "--candidate",
+            &head,
+            "--issue",
+            "12",
+        ],
+        "darkwing-1-review",
+        "darkwing",
+    );
+    (repo, args)
+}
+
+fn release() -> (Repo, Vec<String>) {
+    let repo = ready("crash-release");
+    start_row_1(&repo);
+    let args = change(&["release", "1"], "darkwing-1-release", "darkwing");
+    (repo, args)
+}
+
+fn assign() -> (Repo, Vec<String>) {
+    let repo = ready("crash-assign");
+    let args = change(&["assign", "2", "flicker"], "lead-2-assign", "lead");
+    (repo, args)
+}
+
+fn note() -> (Repo, Vec<String>) {
+    let repo = ready("crash-note");
+    let args = change(
+        &["note", "1", "after the crash"],
+        "darkwing-1-note",
+        "darkwing",
+    );
+    (repo, args)
+}
+
+fn set() -> (Repo, Vec<String>) {
+    let repo = ready("crash-set");
+    let args = change(&["set", "1", "piece", "Parser v2"], "lead-1-piece", "lead");
+    (repo, args)
+}
+
+fn genesis() -> (Repo, Vec<String>) {
+    let repo = Repo::bare("crash-genesis");
+    guarded(&repo);
+    let map = repo.map_path();
+    let args = change(
+        &["genesis", "--map", map.to_str().unwrap()],
+        "genesis-0001",
+        "jason",
+    );
+    (repo, args)
+}
+
+fn accept_history() -> (Repo, Vec<String>) {
+    let repo = ready("crash-accept");
+    ok(
+        &repo,
+        &["note", "1", "before the loss"],
+        "darkwing-1-note",
+        "darkwing",
+        "ok darkwing-1-note rev 2 note 1",
+    );
+    // The witness is gone: Manual recovery ends with accept-history.
+    std::fs::remove_file(repo.path(".git/mosaic-queue.head")).unwrap();
+    let args = change(
+        &[
+            "accept-history",
+            "--reason",
+            "witness lost in a test",
+            "--yes",
+        ],
+        "jason-accept-0001",
+        "jason",
+    );
+    (repo, args)
+}
+
+fn render() -> (Repo, Vec<String>) {
+    let repo = ready("crash-render");
+    let old = repo.read("docs/plans/QUEUE.md");
+    ok(
+        &repo,
+        &["note", "1", "table goes stale"],
+        "darkwing-1-note",
+        "darkwing",
+        "ok darkwing-1-note rev 2 note 1",
+    );
+    repo.write("docs/plans/QUEUE.md", old);
+    (repo, vec!["render".to_owned()])
+}
+
+fn sync() -> (Repo, Vec<String>) {
+    let repo = ready("crash-sync");
+    // A note whose writer died after its rename: visible, not durable, lock left behind.
+    let out = repo.run(
+        &support::change(
+            &["note", "1", "visible only"],
+            "darkwing-1-note",
+            "darkwing",
+        ),
+        &[("MOSAIC_KILL_AT", "queue-renamed")],
+    );
+    assert_eq!(out.signal, Some(9));
+    assert!(
+        repo.run(&["unlock"], &[])
+            .ok()
+            .starts_with("ok unlock: removed the dead")
+    );
+    (repo, vec!["sync".to_owned()])
+}
+
+fn unlock() -> (Repo, Vec<String>) {
+    let repo = ready("crash-unlock");
+    repo.plant_lock(&Holder::dead());
+    (repo, vec!["unlock".to_owned()])
+}
+
+fn commit() -> (Repo, Vec<String>) {
+    let repo = ready("crash-commit");
+    ok(
+        &repo,
+        &["note", "1", "to commit"],
+        "darkwing-1-note",
+        "darkwing",
+        "ok darkwing-1-note rev 2 note 1",
+    );
+    let args: Vec<String> = ["commit", "-m", "queue rev 2", "--by", "lead"]
+        .map(str::to_owned)
+        .to_vec();
+    (repo, args)
+}
