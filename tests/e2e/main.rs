@@ -6,6 +6,7 @@
 mod cli_admin;
 mod cli_commit;
 mod cli_concurrency;
+mod cli_doctor;
 mod cli_git;
 mod cli_kill;
 mod cli_locks;
@@ -21,6 +22,7 @@ mod cli_sandbox;
 mod cli_surface;
 mod cli_verbs;
 mod cli_view;
+mod crash_states;
 mod gitea;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the

@@ -2,19 +2,17 @@
 //! exit code; that it writes nothing (files byte for byte as before, lock included); and that
 //! the command it names cures the state.
 
-mod support;
-
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::{Value, json};
-use support::{BIN, Holder, Repo, ok};
+use support::{Holder, Repo, bin, ok};
 
 const HOOK: &str = "scripts/git-hooks/pre-commit";
 
 /// Commits the guard and installs it, so a fresh checkout is healthy.
 fn guarded(repo: &Repo) {
     std::fs::create_dir_all(repo.path("scripts/git-hooks")).unwrap();
-    repo.write(HOOK, format!("#!/bin/sh\nexec '{BIN}' guard\n"));
+    repo.write(HOOK, format!("#!/bin/sh\nexec '{}' guard\n", bin()));
     let exec = std::fs::Permissions::from_mode(0o755);
     std::fs::set_permissions(repo.path(HOOK), exec.clone()).unwrap();
     repo.git(&["add", HOOK]);

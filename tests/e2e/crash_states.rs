@@ -2,19 +2,19 @@
 //! and every crash state the ext4 `data=ordered` model and the weak model allow, each checked
 //! by what a person runs next after the reboot. Sampled unless `MOSAIC_CRASH_FULL=1`.
 
+#[path = "crash/mod.rs"]
 mod crash;
-mod support;
 
 use std::os::unix::fs::PermissionsExt;
 
-use support::{BIN, Holder, Repo, ok};
+use support::{Holder, Repo, bin, ok};
 
 const HOOK: &str = "scripts/git-hooks/pre-commit";
 
 /// Commits the guard and installs it, so doctor's healthy means healthy.
 fn guarded(repo: &Repo) {
     std::fs::create_dir_all(repo.path("scripts/git-hooks")).unwrap();
-    repo.write(HOOK, format!("#!/bin/sh\nexec '{BIN}' guard\n"));
+    repo.write(HOOK, format!("#!/bin/sh\nexec '{}' guard\n", bin()));
     let exec = std::fs::Permissions::from_mode(0o755);
     std::fs::set_permissions(repo.path(HOOK), exec.clone()).unwrap();
     repo.git(&["add", HOOK]);

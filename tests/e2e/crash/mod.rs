@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use check::{Scenario, Verdict, reset};
 use model::Trace;
 
-use crate::support::{Repo, run_in};
+use support::{Repo, run_in};
 
 /// States checked per verb and model in the default (CI) run.
 const SAMPLE: usize = 6;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::model::State;
-use crate::support::{Out, Repo, run_in};
+use support::{Out, Repo, run_in};
 
 /// The boot id every command after the crash runs with: the host has rebooted.
 pub const REBOOTED: &str = "c0ffee00-0000-4000-8000-00000000b007";
