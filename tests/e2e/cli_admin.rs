@@ -670,7 +670,7 @@ fn demo_builds_a_checkout_that_verifies() {
         .lines()
         .filter(|l| l.starts_with("ok ") || l.starts_with("mosaic-queue: "))
         .collect();
-    assert_eq!(receipts.len(), 8, "{stdout}");
+    assert_eq!(receipts.len(), 9, "{stdout}");
     assert!(
         receipts[0].starts_with("ok jason-genesis-demo rev 1 genesis 4 rows on main from blob ")
     );
@@ -688,8 +688,10 @@ fn demo_builds_a_checkout_that_verifies() {
             "ok flicker-3-note-1 rev 5 note 3",
             "mosaic-queue: refused: flicker may not release row 2: the owner, jason or sage (exit 2)",
             "ok darkwing-2-start-1 rev 2 move 2 queued -> in-progress",
+            "ok doctor rev 5: nothing needs doing",
         ]
     );
+    assert!(stdout.contains("$ mosaic-queue doctor\nok doctor rev 5: nothing needs doing\n"));
     // The commands it suggests run as printed, in a shell that has no mosaic-queue on PATH.
     let tail = stdout
         .split_once("Try next (each line as printed, in a POSIX shell):\n")

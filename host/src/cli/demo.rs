@@ -153,6 +153,19 @@ fn build(dir: &Path) -> CliResult {
         }
     }
 
+    // doctor: the read-only check that names anything stuck and the command that cures it.
+    crate::say!("# doctor: anything stuck, and the command that cures it");
+    crate::say!("$ mosaic-queue doctor");
+    let report = crate::doctor::inspect(&RealIo, dir)
+        .map_err(|e| Failure::failed(format!("doctor could not look: {e}")))?;
+    for f in &report.findings {
+        crate::say!("{}", f.line());
+    }
+    if report.healthy {
+        let rev = report.revision.unwrap_or_default();
+        crate::say!("ok doctor rev {rev}: nothing needs doing");
+    }
+
     let md = std::fs::read_to_string(&paths.queue_md)
         .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
     crate::say!();
