@@ -5,5 +5,9 @@
 
 #[cfg(feature = "node")]
 mod node;
+/// The Node module's command reader, for the fuzz target that checks it against serde's.
+#[cfg(feature = "node")]
+#[doc(hidden)]
+pub use node::read_command;
 #[cfg(feature = "sandbox")]
 pub mod sandbox;

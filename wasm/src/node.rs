@@ -5,6 +5,8 @@
 mod command;
 mod refusal;
 
+pub use command::read as read_command;
+
 use mosaic_queue_core::entry::GenesisArgs;
 use mosaic_queue_core::{Outcome, Queue, Row, canon, map, snapshot, table};
 use serde::Serialize;
