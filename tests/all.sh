@@ -46,6 +46,32 @@ step "core for x86_64-unknown-none (no std)"
 cargo build -p mosaic-queue-core --target x86_64-unknown-none
 step "tests"
 cargo test --workspace
+# The fuzz targets (tests/fuzz) need nightly and cargo-fuzz; each runs briefly over its kept
+# corpus and crashers (the stable tests above replay those already). A crash fails this step
+# and leaves its input under tests/fuzz/artifacts/<target>/.
+step "fuzz: each target for 20 s"
+if cargo +nightly --version >/dev/null 2>&1 && cargo +nightly fuzz --version >/dev/null 2>&1; then
+  for target in $(cargo +nightly fuzz list --fuzz-dir tests/fuzz); do
+    work=$(mktemp -d)
+    log=$(mktemp)
+    seeds=(fixtures/fuzz/"$target"/corpus)
+    [ -d fixtures/fuzz/"$target"/crashers ] && seeds+=(fixtures/fuzz/"$target"/crashers)
+    mkdir -p tests/fuzz/artifacts/"$target"
+    if cargo +nightly fuzz run --fuzz-dir tests/fuzz -s none "$target" "$work" "${seeds[@]}" -- \
+      -max_total_time=20 -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix=tests/fuzz/artifacts/"$target"/ >"$log" 2>&1; then
+      echo "$target: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)s"
+      rm -rf "$work" "$log"
+    else
+      tail -n 40 "$log" >&2
+      echo "fuzz target $target failed; its input is under tests/fuzz/artifacts/$target/" >&2
+      rm -rf "$work" "$log"
+      exit 1
+    fi
+  done
+else
+  echo "skipped: no nightly"
+fi
 step "the Node module: wasm-pack, profile wasm-release, then binaryen's wasm-opt -Oz"
 wasm-pack build wasm --target nodejs --profile wasm-release --out-dir ../node-shim/pkg
 # wasm-pack writes pkg/.gitignore holding `*`, which npm pack also obeys: the package would
