@@ -1,7 +1,7 @@
 //! The fuzz corpora and crashers under fixtures/fuzz/<target>/, replayed on stable through the
 //! same checks the libFuzzer targets run (tests/fuzz/src), so every input the fuzzer kept and
 //! every crash it found stays a test in the ordinary suite. It lives in this crate because the
-//! checks reach the core, and the Node module's command reader.
+//! checks reach the core and the Node module's command reader.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
