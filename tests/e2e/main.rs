@@ -8,6 +8,7 @@ mod cli_commit;
 mod cli_concurrency;
 mod cli_doctor;
 mod cli_git;
+mod cli_hostile;
 mod cli_kill;
 mod cli_locks;
 mod cli_recovery;
