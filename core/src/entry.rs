@@ -10,8 +10,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Status, VerdictKind, Witness};
 
-/// The semantics version this core writes: 2, review requests (piece D).
-pub const CURRENT_SEMANTICS: u8 = 2;
+/// The newest semantics this core replays and writes: 3, coordination (`take` and dependencies
+/// between rows). Semantics 2 brought review requests (piece D); 1 is the history before them.
+pub const CURRENT_SEMANTICS: u8 = 3;
+
+/// What an entry is written under until its queue first uses semantics 3 (a `take`, or a row
+/// that waits on others): a queue that never does keeps writing the bytes it always did.
+pub const PLAIN_SEMANTICS: u8 = 2;
 
 /// One operation in the append-only log.
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
@@ -44,6 +49,7 @@ pub enum Verb {
     ReviewResolve,
     ReviewAbandon,
     ReviewRecord,
+    Take,
 }
 
 impl Verb {
@@ -62,6 +68,7 @@ impl Verb {
             Verb::ReviewResolve => "review-resolve",
             Verb::ReviewAbandon => "review-abandon",
             Verb::ReviewRecord => "review-record",
+            Verb::Take => "take",
         }
     }
 }
@@ -89,6 +96,8 @@ pub enum Args {
     ReviewResolve(ResolveArgs),
     ReviewAbandon(AbandonArgs),
     ReviewRecord(RecordArgs),
+    /// `take`: the row `next` named for the actor, fixed when the entry is written.
+    Take(IdArgs),
 }
 
 impl Args {
@@ -107,6 +116,17 @@ impl Args {
             Args::ReviewResolve(_) => Verb::ReviewResolve,
             Args::ReviewAbandon(_) => Verb::ReviewAbandon,
             Args::ReviewRecord(_) => Verb::ReviewRecord,
+            Args::Take(_) => Verb::Take,
+        }
+    }
+
+    /// Whether these arguments need semantics 3: a `take`, or dependencies between rows.
+    pub fn uses_coordination(&self) -> bool {
+        match self {
+            Args::Take(_) => true,
+            Args::Add(a) => !a.after.is_empty(),
+            Args::Set(a) => a.field == SetField::After,
+            _ => false,
         }
     }
 }
@@ -149,6 +169,14 @@ pub struct AddArgs {
     pub reviewers: Vec<String>,
     pub brief: Option<String>,
     pub note: Option<String>,
+    /// The rows this one waits on (semantics 3). Written only when there are some, so an add
+    /// without dependencies keeps the bytes it had under semantics 2.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::model::some_rows"
+    )]
+    pub after: Vec<u64>,
 }
 
 /// `move ID STATUS`.
@@ -233,6 +261,7 @@ impl TryFrom<RawSetArgs> for SetArgs {
                 SetValue::Numbers(serde_json::from_value(raw.value)?)
             }
             SetField::Reviewers => SetValue::Seats(serde_json::from_value(raw.value)?),
+            SetField::After => SetValue::Numbers(serde_json::from_value(raw.value)?),
         };
         Ok(SetArgs {
             id: raw.id,
@@ -253,16 +282,19 @@ pub enum SetField {
     Closes,
     Reviewers,
     Brief,
+    /// The rows this one waits on (semantics 3); an empty list clears them.
+    After,
 }
 
 impl SetField {
-    pub const ALL: [SetField; 6] = [
+    pub const ALL: [SetField; 7] = [
         SetField::Piece,
         SetField::Gate,
         SetField::Issues,
         SetField::Closes,
         SetField::Reviewers,
         SetField::Brief,
+        SetField::After,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -273,6 +305,7 @@ impl SetField {
             SetField::Closes => "closes",
             SetField::Reviewers => "reviewers",
             SetField::Brief => "brief",
+            SetField::After => "after",
         }
     }
 
@@ -409,6 +442,7 @@ impl<'de> DeserializeSeed<'de> for ArgsSeed {
             Verb::ReviewResolve => Args::ReviewResolve(ResolveArgs::deserialize(d)?),
             Verb::ReviewAbandon => Args::ReviewAbandon(AbandonArgs::deserialize(d)?),
             Verb::ReviewRecord => Args::ReviewRecord(RecordArgs::deserialize(d)?),
+            Verb::Take => Args::Take(IdArgs::deserialize(d)?),
         })
     }
 }

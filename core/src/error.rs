@@ -196,6 +196,20 @@ pub enum VerbError {
     Map(#[from] MapError),
     #[error(transparent)]
     Review(#[from] ReviewError),
+    #[error(
+        "{what} needs semantics 3 (take and dependencies between rows); this entry is under {semantics}"
+    )]
+    NeedsSemantics3 { what: &'static str, semantics: u8 },
+    #[error("nothing for {seat} to take")]
+    NothingToTake { seat: String },
+    #[error("take names row {id}, but next for {seat} names {next}")]
+    NotNext { id: u64, seat: String, next: String },
+    #[error("row {id} cannot wait on row {after}: there is no such row")]
+    NoSuchDependency { id: u64, after: u64 },
+    #[error("row {id} cannot wait on {path}: that makes a cycle")]
+    DependencyCycle { id: u64, path: String },
+    #[error("a dependency list must name rows in ascending order without repeats")]
+    DependencyOrder,
 }
 
 impl VerbError {
@@ -237,6 +251,12 @@ impl VerbError {
             VerbError::NeedsConfirmation { .. } => "needs-confirmation",
             VerbError::Map(_) => "bad-map",
             VerbError::Review(e) => e.kind(),
+            VerbError::NeedsSemantics3 { .. } => "needs-semantics-3",
+            VerbError::NothingToTake { .. } => "nothing-to-take",
+            VerbError::NotNext { .. } => "not-next",
+            VerbError::NoSuchDependency { .. } => "no-such-dependency",
+            VerbError::DependencyCycle { .. } => "dependency-cycle",
+            VerbError::DependencyOrder => "dependency-order",
         }
     }
 }

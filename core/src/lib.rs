@@ -21,6 +21,7 @@ pub mod replay;
 pub mod review;
 pub mod rules;
 pub mod snapshot;
+pub mod stale;
 pub mod state;
 pub mod table;
 pub mod verbs;

@@ -40,6 +40,29 @@ pub struct Row {
     pub note: Option<String>,
     pub blocked_reason: Option<String>,
     pub review: Option<Review>,
+    /// The rows this one waits on: `next` names it only once they are all done (semantics 3).
+    /// The key is written only when the list is not empty, so a queue that never uses
+    /// dependencies keeps the bytes it had; an empty list written out is not canonical. Last,
+    /// so that a row written as an array of the other fields still parses (and is refused as
+    /// not canonical, as before).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "some_rows"
+    )]
+    pub after: Vec<u64>,
+}
+
+/// Reads a dependency list that the canonical form writes only when it holds something: an
+/// empty one would not re-serialize to the same bytes.
+pub(crate) fn some_rows<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    let rows = Vec::<u64>::deserialize(d)?;
+    if rows.is_empty() {
+        return Err(serde::de::Error::custom(
+            "`after` is written only when the row waits on some row; drop the empty list",
+        ));
+    }
+    Ok(rows)
 }
 
 /// The seven row statuses.

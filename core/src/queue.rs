@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use crate::canon;
 use crate::digest::{self, sha256_hex};
-use crate::entry::{Args, CURRENT_SEMANTICS, Entry, GenesisArgs};
+use crate::entry::{Args, CURRENT_SEMANTICS, Entry, GenesisArgs, PLAIN_SEMANTICS};
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::model::{FORMAT_VERSION, QueueFile, Row, Witness};
 use crate::next;
@@ -32,12 +32,19 @@ pub enum Outcome {
     Applied { rev: u64, receipt: String },
     /// The op was already in the log: its original receipt, nothing changed.
     Recorded { rev: u64, receipt: String },
+    /// A `take` found no queued row for its actor (`held`: the row `next` names, already in
+    /// progress for the actor, if that is why). Nothing was written.
+    NothingToTake { held: Option<u64> },
 }
+
+/// What `take` prints when it writes nothing.
+pub const NOTHING_TO_TAKE: &str = "nothing to take";
 
 impl Outcome {
     pub fn receipt(&self) -> &str {
         match self {
             Outcome::Applied { receipt, .. } | Outcome::Recorded { receipt, .. } => receipt,
+            Outcome::NothingToTake { .. } => NOTHING_TO_TAKE,
         }
     }
 }
@@ -67,7 +74,7 @@ impl Queue {
             },
             state: State::default(),
         };
-        let receipt = queue.append_entry(Args::Genesis(args), op, by, at, CURRENT_SEMANTICS)?;
+        let receipt = queue.append_entry(Args::Genesis(args), op, by, at, PLAIN_SEMANTICS)?;
         Ok((queue, receipt))
     }
 
@@ -97,7 +104,7 @@ impl Queue {
                     actor: String::from(by),
                 });
             }
-            if !cmd.matches(&entry.args, &self.state) {
+            if !cmd.matches(&entry.args, &self.state, by) {
                 return Err(VerbError::OpReused {
                     op: String::from(op),
                     rev,
@@ -109,10 +116,34 @@ impl Queue {
                 receipt: entry.receipt.clone(),
             });
         }
+        if let Command::Take(_) = cmd {
+            match next::take_pick(&self.state.rows, by) {
+                next::Pick::Row(_) => {}
+                next::Pick::Held(id) => return Ok(Outcome::NothingToTake { held: Some(id) }),
+                next::Pick::Nothing => return Ok(Outcome::NothingToTake { held: None }),
+            }
+        }
         let rev = self.state.revision + 1;
-        let args = cmd.normalize(&self.state, rev)?;
-        let receipt = self.append_new(args, op, by, at, CURRENT_SEMANTICS)?;
+        let args = cmd.normalize(&self.state, rev, by)?;
+        let semantics = self.semantics_for(&args);
+        let receipt = self.append_new(args, op, by, at, semantics)?;
         Ok(Outcome::Applied { rev, receipt })
+    }
+
+    /// The semantics a new entry is written under: 2 until the queue first takes a row or
+    /// makes one wait on another, 3 from that entry on (a queue's semantics never go back).
+    fn semantics_for(&self, args: &Args) -> u8 {
+        let so_far = self
+            .file
+            .log
+            .last()
+            .map_or(PLAIN_SEMANTICS, |e| e.semantics);
+        let needed = if args.uses_coordination() {
+            CURRENT_SEMANTICS
+        } else {
+            PLAIN_SEMANTICS
+        };
+        so_far.max(needed)
     }
 
     /// Applies already-normalized `args` as the next entry under `semantics` and records it

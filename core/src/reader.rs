@@ -12,6 +12,10 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::canon::MAX_SAFE_INTEGER;
 
+/// Keys the canonical form leaves out when their list is empty (a row's and an `add`'s
+/// dependencies, semantics 3); each is its struct's last field.
+const OMITTED_WHEN_EMPTY: &[&str] = &["after"];
+
 /// Deeper than any queue document; a cap so hostile nesting cannot exhaust the stack.
 const MAX_DEPTH: usize = 64;
 
@@ -266,6 +270,14 @@ impl<'de> MapAccess<'de> for Members<'_, 'de> {
             return Ok(None);
         }
         if !self.r.next_member(first, b'}')? {
+            // The object closed early: only trailing keys written when not empty may be absent.
+            if self.fields[self.next..]
+                .iter()
+                .all(|f| OMITTED_WHEN_EMPTY.contains(f))
+            {
+                self.open = false;
+                return Ok(None);
+            }
             return Err(Reject);
         }
         let name = self.fields[self.next];

@@ -4,6 +4,7 @@
 use alloc::string::String;
 
 use crate::model::{AttemptState, Round, Row, Status};
+use crate::next::Done;
 use crate::state::State;
 
 pub const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";
@@ -18,6 +19,7 @@ pub fn render_body(state: &State) -> String {
     out.push_str(RULE);
     out.push('\n');
     let mut any_parked = false;
+    let done = Done::of(&state.rows);
     for row in &state.rows {
         if row.status == Status::Parked {
             any_parked = true;
@@ -31,6 +33,7 @@ pub fn render_body(state: &State) -> String {
         push_escaped(&mut out, row.owner.as_deref().unwrap_or(""));
         out.push_str(" | ");
         push_status(&mut out, row, state.move_reason(row.id));
+        push_waits(&mut out, &done, row);
         out.push_str(" | ");
         push_escaped(&mut out, row.gate.as_deref().unwrap_or(""));
         out.push_str(" | ");
@@ -167,6 +170,20 @@ fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>) {
     if let Some(r) = reason {
         out.push_str(": ");
         push_escaped(out, r);
+    }
+}
+
+/// What an open row still waits on (semantics 3); nothing for a row without dependencies, so
+/// a queue that never uses them renders as it always did.
+fn push_waits(out: &mut String, done: &Done, row: &Row) {
+    if row.after.is_empty() || row.status == Status::Done {
+        return;
+    }
+    let open = done.open_deps(row);
+    if !open.is_empty() {
+        out.push_str(" (waits on ");
+        push_issue_list(out, &open);
+        out.push(')');
     }
 }
 
@@ -357,6 +374,7 @@ mod tests {
                 brief: on(4).then(|| format!("docs/plans/q.md#p|{id}")),
                 note: if on(5) { text("a | note") } else { None },
                 blocked_reason: if on(6) { text("waiting | on CI") } else { None },
+                after: Vec::new(),
                 review: on(7).then(|| Review {
                     rounds: vec![round(1), round(2)],
                 }),

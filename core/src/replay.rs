@@ -169,6 +169,7 @@ fn rows_diff(file: &[Row], replayed: &[Row]) -> String {
             ("note", f.note == r.note),
             ("blockedReason", f.blocked_reason == r.blocked_reason),
             ("review", f.review == r.review),
+            ("after", f.after == r.after),
         ]
         .into_iter()
         .find(|(_, same)| !same)

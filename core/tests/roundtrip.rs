@@ -12,7 +12,7 @@ use mosaic_queue_core::entry::{
 };
 use mosaic_queue_core::matrix::{RULES, Via, Who};
 use mosaic_queue_core::model::VerdictKind;
-use mosaic_queue_core::verbs::{AbandonCmd, NewRow};
+use mosaic_queue_core::verbs::{AbandonCmd, NewRow, TakeCmd};
 use mosaic_queue_core::{Command, Outcome, Queue, Row, Status, canon};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -109,9 +109,10 @@ fn add() -> impl Strategy<Value = Command> {
         prop::collection::vec(seat(), 0..2),
         prop::option::of(anchor()),
         prop::option::of(text()),
+        prop::collection::vec(row_id(), 0..2),
     )
         .prop_map(
-            |(piece, owner, status, gate, issues, reviewers, brief, note)| {
+            |(piece, owner, status, gate, issues, reviewers, brief, note, after)| {
                 Command::Add(NewRow {
                     piece,
                     owner,
@@ -121,6 +122,7 @@ fn add() -> impl Strategy<Value = Command> {
                     reviewers,
                     brief,
                     note,
+                    after,
                 })
             },
         )
@@ -197,6 +199,10 @@ fn set() -> impl Strategy<Value = Command> {
             Just(SetField::Reviewers),
             prop::collection::vec(seat_or_bad(), 0..3).prop_map(SetValue::Seats)
         ),
+        2 => (
+            Just(SetField::After),
+            prop::collection::vec(row_id(), 0..3).prop_map(SetValue::Numbers)
+        ),
         1 => (prop::sample::select(&SetField::ALL[..]), text_value()),
     ];
     (row_id(), value, prop::option::of(text())).prop_map(|(id, (field, value), reason)| {
@@ -218,6 +224,7 @@ fn command() -> impl Strategy<Value = Command> {
         2 => (row_id(), prop::option::of(text())).prop_map(|(id, text)| Command::Note(NoteArgs { id, text })),
         3 => set(),
         3 => review(),
+        2 => Just(Command::Take(TakeCmd {})),
     ]
 }
 
@@ -336,7 +343,7 @@ fn row_of(command: &Command) -> Option<u64> {
         Command::ReviewResolve(a) => Some(a.id),
         Command::ReviewAbandon(a) => Some(a.id),
         Command::ReviewRecord(a) => Some(a.id),
-        Command::Add(_) | Command::AcceptHistory(_) => None,
+        Command::Add(_) | Command::AcceptHistory(_) | Command::Take(_) => None,
     }
 }
 
@@ -412,7 +419,7 @@ fn run(plans: &[Plan]) -> Result<(Queue, Vec<Step>, Vec<Applied>), TestCaseError
                     receipt,
                 });
             }
-            Ok(Outcome::Recorded { .. }) => {
+            Ok(Outcome::Recorded { .. } | Outcome::NothingToTake { .. }) => {
                 prop_assert!(queue.to_bytes() == before, "step {}: a retry wrote", i);
             }
             Err(e) => {

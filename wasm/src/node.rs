@@ -182,9 +182,11 @@ pub fn apply(
         None => match queue.execute(&command, op, by, at)? {
             Outcome::Applied { receipt, .. } => (receipt, false),
             Outcome::Recorded { receipt, .. } => (receipt, true),
+            // Nothing written: the bytes are the input's, like a recorded op's.
+            outcome @ Outcome::NothingToTake { .. } => (String::from(outcome.receipt()), true),
         },
         Some(semantics) => {
-            let args = command.normalize(queue.state(), queue.revision() + 1)?;
+            let args = command.normalize(queue.state(), queue.revision() + 1, by)?;
             (queue.append_entry(args, op, by, at, semantics)?, false)
         }
     };

@@ -51,6 +51,7 @@ pub(super) fn add(
     }
     check_issues(&a.issues)?;
     check_seats(&a.reviewers)?;
+    super::coord::check_after(state, a.id, &a.after)?;
     state.put_row(Row {
         id: a.id,
         piece: a.piece.clone(),
@@ -65,6 +66,7 @@ pub(super) fn add(
         note: a.note.clone(),
         blocked_reason: None,
         review: None,
+        after: a.after.clone(),
     });
     out.push_str("add ");
     push_number(out, a.id);
@@ -186,12 +188,17 @@ pub(super) fn set(
             check_seats(s)?;
             state.row_mut(pos).reviewers.clone_from(s);
         }
+        (SetField::After, SetValue::Numbers(n)) => {
+            super::coord::check_after(state, a.id, n)?;
+            state.row_mut(pos).after.clone_from(n);
+        }
         (field, _) => {
             let expected = match field {
                 SetField::Piece => "a non-empty text",
                 SetField::Gate | SetField::Brief => "a text (empty clears it)",
                 SetField::Issues | SetField::Closes => "a list of issue numbers",
                 SetField::Reviewers => "a list of seats",
+                SetField::After => "a list of row numbers (empty clears it)",
             };
             return Err(VerbError::SetValueType {
                 field: field.as_str(),

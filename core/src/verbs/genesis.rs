@@ -99,6 +99,7 @@ pub fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
             note: r.note.clone(),
             blocked_reason: None,
             review: None,
+            after: Vec::new(),
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! context (op, actor, time, semantics, revision) and either changes the state and returns the
 //! receipt, or refuses and leaves the state as it was. Writes and replay both go through it.
 
+mod coord;
 mod edit;
 mod genesis;
 mod moves;
@@ -16,6 +17,7 @@ use crate::entry::{
 };
 use crate::error::VerbError;
 use crate::model::{Status, Witness};
+use crate::next;
 use crate::render::push_number;
 use crate::review::{attempts, verdicts};
 use crate::rules;
@@ -51,7 +53,14 @@ pub enum Command {
     ReviewResolve(ResolveArgs),
     ReviewAbandon(AbandonCmd),
     ReviewRecord(RecordArgs),
+    /// Claim the row `next` names for the actor (semantics 3).
+    Take(TakeCmd),
 }
+
+/// `take`: no arguments; the row is the one `next` names for the actor when it is written.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct TakeCmd {}
 
 /// `review abandon ID OP --reason TEXT --yes`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -83,6 +92,9 @@ pub struct NewRow {
     pub brief: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// The rows the new row waits on (`--after 3,5`).
+    #[serde(default)]
+    pub after: Vec<u64>,
 }
 
 fn queued() -> Status {
@@ -104,8 +116,9 @@ pub struct AcceptHistoryCmd {
 pub const AT_MOST_ONCE_NOTICE: &str = "at-most-once does not hold for ops lost before this entry; their op ids are no longer deduplicated";
 
 impl Command {
-    /// The entry arguments this command becomes at revision `rev` of `state`.
-    pub fn normalize(&self, state: &State, rev: u64) -> Result<Args, VerbError> {
+    /// The entry arguments this command becomes at revision `rev` of `state` when `by` gives
+    /// it (`take` names the row `next` gives `by`).
+    pub fn normalize(&self, state: &State, rev: u64, by: &str) -> Result<Args, VerbError> {
         Ok(match self {
             Command::Add(n) => Args::Add(AddArgs {
                 id: state.next_id(),
@@ -117,6 +130,7 @@ impl Command {
                 reviewers: unique(&n.reviewers),
                 brief: non_empty(&n.brief),
                 note: non_empty(&n.note),
+                after: sorted_unique(&n.after),
             }),
             Command::Move(m) => Args::Move(MoveArgs {
                 reason: non_empty(&m.reason),
@@ -166,13 +180,25 @@ impl Command {
                 })
             }
             Command::ReviewRecord(a) => Args::ReviewRecord(a.clone()),
+            Command::Take(_) => match next::take_pick(&state.rows, by) {
+                next::Pick::Row(id) => Args::Take(IdArgs { id }),
+                _ => {
+                    return Err(VerbError::NothingToTake {
+                        seat: String::from(by),
+                    });
+                }
+            },
         })
     }
 
     /// Whether a recorded entry's arguments are this command's: the retry test. The parts
     /// assigned at write time (add's id, accept-history's revision) are taken from the record.
-    pub fn matches(&self, recorded: &Args, state: &State) -> bool {
-        let Ok(mut mine) = self.normalize(state, 0) else {
+    pub fn matches(&self, recorded: &Args, state: &State, by: &str) -> bool {
+        // A take's row is whatever `next` named when it was written; the queue has moved on.
+        if let Command::Take(_) = self {
+            return matches!(recorded, Args::Take(_));
+        }
+        let Ok(mut mine) = self.normalize(state, 0, by) else {
             return false;
         };
         match (&mut mine, recorded) {
@@ -212,6 +238,16 @@ pub fn apply_into(
             current: CURRENT_SEMANTICS,
         });
     }
+    if ctx.semantics < 3 && args.uses_coordination() {
+        return Err(VerbError::NeedsSemantics3 {
+            what: if matches!(args, Args::Take(_)) {
+                "take"
+            } else {
+                "a dependency between rows"
+            },
+            semantics: ctx.semantics,
+        });
+    }
     receipt.clear();
     receipt.push_str("ok ");
     receipt.push_str(ctx.op);
@@ -233,6 +269,7 @@ pub fn apply_into(
         Args::ReviewResolve(a) => attempts::resolve(state, a, ctx, receipt)?,
         Args::ReviewAbandon(a) => attempts::abandon(state, a, ctx, receipt)?,
         Args::ReviewRecord(a) => verdicts::record(state, a, ctx, receipt)?,
+        Args::Take(a) => coord::take(state, a, ctx, receipt)?,
     }
     state.revision = ctx.rev;
     Ok(())

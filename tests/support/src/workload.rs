@@ -197,6 +197,7 @@ impl Sim {
                     .pct(50)
                     .then(|| format!("docs/plans/queue-as-data.md#piece-{id}")),
                 note: self.rng.pct(40).then(|| self.rng.pick(NOTES).to_string()),
+                after: Vec::new(),
             });
             return self.run(&cmd, "lead", &format!("lead-add-{n}"));
         }
@@ -289,6 +290,7 @@ impl Sim {
             Ok(Outcome::Recorded { rev, .. }) => {
                 panic!("bench bug: {op} was already recorded at rev {rev}")
             }
+            Ok(Outcome::NothingToTake { .. }) => panic!("bench bug: {op} took nothing"),
             Err(e) => panic!("bench bug: {op} by {by} refused: {e} ({cmd:?})"),
         }
     }

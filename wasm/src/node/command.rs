@@ -26,6 +26,7 @@ const VERBS: &[&str] = &[
     "review-resolve",
     "review-abandon",
     "review-record",
+    "take",
 ];
 
 const TAG: &str = "verb";
@@ -131,6 +132,7 @@ fn variant(verb: usize, text: &str) -> Result<Command, serde_json::Error> {
         "review-resolve" => Command::ReviewResolve(serde_json::from_slice(bytes)?),
         "review-abandon" => Command::ReviewAbandon(serde_json::from_slice(bytes)?),
         "review-record" => Command::ReviewRecord(serde_json::from_slice(bytes)?),
+        "take" => Command::Take(serde_json::from_slice(bytes)?),
         other => return Err(de::Error::unknown_variant(other, VERBS)),
     })
 }

@@ -178,8 +178,17 @@ fn nesting_is_refused_where_the_derived_code_refuses_it() {
 #[test]
 fn the_verbs_are_the_commands_verbs() {
     for verb in VERBS {
-        let answer = derived(&format!(r#"{{"verb":"{verb}"}}"#));
-        assert!(!answer.unwrap_err().contains("unknown variant"), "{verb}");
+        let text = format!(r#"{{"verb":"{verb}"}}"#);
+        // `take` has no members, so it alone reads; the others miss a required one.
+        let answer = derived(&text);
+        assert!(
+            answer
+                .as_ref()
+                .err()
+                .is_none_or(|e| !e.contains("unknown variant")),
+            "{verb}"
+        );
+        assert_eq!(ours(&text), answer, "{verb}");
     }
     let unknown = r#"{"verb":"fly"}"#;
     assert_eq!(ours(unknown), derived(unknown));

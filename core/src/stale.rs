@@ -1,0 +1,68 @@
+//! `list --stale DAYS`: work in progress or in review that no log entry has touched for a
+//! while, the lead's view for deciding what to release. The host turns DAYS into a cutoff
+//! timestamp from its clock; timestamps share one fixed-width form, so they compare as text.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::entry::{Args, Entry};
+use crate::model::{Row, Status};
+
+/// A row with the last entry that touched it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stale<'a> {
+    pub row: &'a Row,
+    pub rev: u64,
+    pub at: &'a str,
+}
+
+/// The row an entry's arguments name; genesis names every row of its map.
+fn row_of(args: &Args) -> Option<u64> {
+    Some(match args {
+        Args::Genesis(_) | Args::AcceptHistory(_) => return None,
+        Args::Add(a) => a.id,
+        Args::Move(a) => a.id,
+        Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => a.id,
+        Args::Assign(a) => a.id,
+        Args::Note(a) => a.id,
+        Args::Set(a) => a.id,
+        Args::ReviewOutcome(a) => a.id,
+        Args::ReviewResolve(a) => a.id,
+        Args::ReviewAbandon(a) => a.id,
+        Args::ReviewRecord(a) => a.id,
+    })
+}
+
+/// Rows in progress or in review whose last entry (in log order) is at or before `cutoff`,
+/// oldest first, ties by row id.
+pub fn stale<'a>(rows: &'a [Row], log: &'a [Entry], cutoff: &str) -> Vec<Stale<'a>> {
+    let mut last: BTreeMap<u64, &Entry> = BTreeMap::new();
+    for entry in log {
+        match &entry.args {
+            Args::Genesis(g) => {
+                for r in &g.rows {
+                    last.insert(r.id, entry);
+                }
+            }
+            args => {
+                if let Some(id) = row_of(args) {
+                    last.insert(id, entry);
+                }
+            }
+        }
+    }
+    let mut out: Vec<Stale> = rows
+        .iter()
+        .filter(|r| matches!(r.status, Status::InProgress | Status::InReview))
+        .filter_map(|row| {
+            let e = last.get(&row.id)?;
+            (e.at.as_str() <= cutoff).then_some(Stale {
+                row,
+                rev: e.rev,
+                at: &e.at,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (a.at, a.row.id).cmp(&(b.at, b.row.id)));
+    out
+}
