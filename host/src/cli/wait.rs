@@ -1,0 +1,201 @@
+//! `wait ID --status S[,S...]` and `wait --revision-after N`: block, without the lock and
+//! without polling, until the condition holds in what the witness vouches durable, then print
+//! the row (like `show`) or the new revision. A write still in progress is never reported.
+
+use std::time::{Duration, Instant};
+
+use mosaic_queue_core::Status;
+use mosaic_queue_core::state::State;
+use serde::Serialize;
+
+use super::{CliResult, Failure, read};
+use crate::checkout;
+use crate::io::RealIo;
+use crate::store::watch::WitnessWatch;
+use crate::store::{self, Paths, view};
+
+/// What `wait` waits for.
+pub enum Until {
+    /// Row `id` in one of `statuses`.
+    Status { id: u64, statuses: Vec<Status> },
+    /// A durable revision above this one.
+    RevisionAfter(u64),
+}
+
+#[derive(Serialize)]
+struct RevisionJson {
+    revision: u64,
+    durable: bool,
+}
+
+/// The condition from the flags: exactly one form, each status known.
+pub fn until(
+    id: Option<u64>,
+    statuses: &[String],
+    revision_after: Option<u64>,
+) -> Result<Until, Failure> {
+    match (id, revision_after) {
+        (Some(id), None) => {
+            let statuses = statuses
+                .iter()
+                .map(|s| s.trim())
+                .filter(|s| !s.is_empty())
+                .map(|s| {
+                    Status::parse(s).ok_or_else(|| {
+                        Failure::usage(format!(
+                            "unknown status {s:?}: use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if statuses.is_empty() {
+                return Err(Failure::usage("wait ID needs --status S[,S...]"));
+            }
+            Ok(Until::Status { id, statuses })
+        }
+        (None, Some(n)) if statuses.is_empty() => Ok(Until::RevisionAfter(n)),
+        _ => Err(Failure::usage(
+            "wait takes either ID --status S[,S...] or --revision-after N",
+        )),
+    }
+}
+
+/// `--timeout SECONDS`: a non-negative number of seconds, fractions allowed.
+pub fn timeout(given: Option<&str>) -> Result<Option<Duration>, Failure> {
+    let Some(text) = given else {
+        return Ok(None);
+    };
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=MAX_TIMEOUT_SECS).contains(&s) => {
+            Ok(Some(Duration::from_secs_f64(s)))
+        }
+        _ => Err(Failure::usage(format!(
+            "--timeout {text:?}: give a number of seconds from 0 to {MAX_TIMEOUT_SECS}"
+        ))),
+    }
+}
+
+/// A year: longer than any wait a seat means, short enough to hold in an `Instant`.
+const MAX_TIMEOUT_SECS: f64 = 31_536_000.0;
+
+pub fn wait(until: &Until, timeout: Option<Duration>, json: bool) -> CliResult {
+    let io = RealIo;
+    let paths = super::write::here()?;
+    // Watch first, look second: a write that lands between the look and the wait still wakes it.
+    let watch = WitnessWatch::new(&paths)
+        .map_err(|e| Failure::new(1, format!("cannot watch .git for the witness: {e}")))?;
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut seen: Option<State> = None;
+    loop {
+        if let Some(state) = durable_state(&io, &paths)? {
+            if holds(until, &state)? {
+                return report(until, &state, json);
+            }
+            seen = Some(state);
+        }
+        let woke = watch
+            .wait(deadline)
+            .map_err(|e| Failure::new(1, format!("cannot wait on the witness: {e}")))?;
+        if !woke {
+            return Err(timed_out(until, timeout.unwrap_or_default(), seen.as_ref()));
+        }
+    }
+}
+
+/// The state the witness vouches durable, or `None` while the file is ahead of it (a write
+/// in progress, or one killed before its witness): the next witness wakes the caller. A read
+/// that fails is tried once more, since the first may have met a write between its two files.
+fn durable_state(io: &RealIo, paths: &Paths) -> Result<Option<State>, Failure> {
+    if let Ok(Some(w)) = store::read_witness(io, paths)
+        && let Some(state) = view::load(io, paths, &w)
+    {
+        checkout::check_state(paths, &state)?;
+        return Ok(Some(state));
+    }
+    let loaded = match store::load(io, paths) {
+        Ok(l) => l,
+        Err(_) => store::load(io, paths)?,
+    };
+    checkout::check_queue(paths, &loaded.queue)?;
+    if loaded.witness.is_none() {
+        return Err(Failure::new(
+            2,
+            "there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery",
+        ));
+    }
+    if loaded.ahead_of_witness() {
+        return Ok(None);
+    }
+    Ok(Some(loaded.queue.state().clone()))
+}
+
+/// Whether the condition holds; a row that does not exist, or is done when done is not
+/// wanted, can never satisfy it and is refused at once.
+fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
+    match until {
+        Until::RevisionAfter(n) => Ok(state.revision > *n),
+        Until::Status { id, statuses } => {
+            let row = state.row(*id).map_err(|e| Failure::new(2, e.to_string()))?;
+            if statuses.contains(&row.status) {
+                return Ok(true);
+            }
+            if row.status == Status::Done {
+                return Err(Failure::new(
+                    2,
+                    format!(
+                        "row {id} is done and never moves again, so it will not be {}",
+                        names(statuses)
+                    ),
+                ));
+            }
+            Ok(false)
+        }
+    }
+}
+
+fn report(until: &Until, state: &State, json: bool) -> CliResult {
+    match until {
+        Until::RevisionAfter(_) if json => read::print_json(&RevisionJson {
+            revision: state.revision,
+            durable: true,
+        }),
+        Until::RevisionAfter(_) => super::out(&format!("rev {}\n", state.revision)),
+        Until::Status { id, .. } => {
+            let row = state.row(*id).map_err(|e| Failure::new(2, e.to_string()))?;
+            if json {
+                read::print_json(&read::RowJson {
+                    revision: state.revision,
+                    durable: true,
+                    row: Some(row),
+                })
+            } else {
+                super::out(&read::describe(state, row))
+            }
+        }
+    }
+}
+
+fn timed_out(until: &Until, after: Duration, seen: Option<&State>) -> Failure {
+    let secs = after.as_secs_f64();
+    let now = match (until, seen) {
+        (_, None) => String::from("no durable revision was confirmed meanwhile"),
+        (Until::RevisionAfter(_), Some(st)) => format!("the queue is at rev {}", st.revision),
+        (Until::Status { id, .. }, Some(st)) => match st.row(*id) {
+            Ok(row) => format!("it is {} at rev {}", row.status, st.revision),
+            Err(_) => format!("rev {}", st.revision),
+        },
+    };
+    let what = match until {
+        Until::RevisionAfter(n) => format!("a revision after {n}"),
+        Until::Status { id, statuses } => format!("row {id} to be {}", names(statuses)),
+    };
+    Failure::new(
+        1,
+        format!("timed out after {secs}s waiting for {what}; {now}"),
+    )
+}
+
+fn names(statuses: &[Status]) -> String {
+    let v: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+    v.join(" or ")
+}
