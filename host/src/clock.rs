@@ -5,10 +5,18 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Now, formatted for a log entry.
 pub fn now() -> String {
+    format_millis(now_millis())
+}
+
+/// Now in milliseconds since the Unix epoch (the fault-injection build may be told another).
+pub fn now_millis() -> i64 {
+    if let Some(ms) = crate::seam::now_millis() {
+        return ms;
+    }
     let since = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    format_millis(since.as_millis() as i64)
+    since.as_millis() as i64
 }
 
 /// Milliseconds since the Unix epoch as UTC ISO-8601 with milliseconds.

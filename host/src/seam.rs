@@ -1,7 +1,8 @@
 //! Test seams compiled only with the `fault-injection` feature: at each named write step the
-//! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step, and `MOSAIC_LOCK_WAIT_MS`
-//! shortens the wait for a live lock, and `MOSAIC_BOOT_ID` stands in for the kernel's boot id (a
-//! test's reboot). Shipped builds compile every call to nothing.
+//! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step, `MOSAIC_LOCK_WAIT_MS`
+//! shortens the wait for a live lock, `MOSAIC_BOOT_ID` stands in for the kernel's boot id (a
+//! test's reboot), and `MOSAIC_NOW_MS` sets the clock. Shipped builds compile every call to
+//! nothing.
 
 use std::time::Duration;
 
@@ -50,6 +51,20 @@ pub fn boot_id() -> Option<String> {
     #[cfg(feature = "fault-injection")]
     if let Ok(boot) = std::env::var("MOSAIC_BOOT_ID") {
         return Some(boot);
+    }
+    None
+}
+
+/// The wall clock, when the fault-injection build is given `MOSAIC_NOW_MS` (milliseconds
+/// since the Unix epoch), so a test can write entries in the past; `None` reads the real clock.
+#[inline(always)]
+pub fn now_millis() -> Option<i64> {
+    #[cfg(feature = "fault-injection")]
+    if let Some(ms) = std::env::var("MOSAIC_NOW_MS")
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+    {
+        return Some(ms);
     }
     None
 }

@@ -670,7 +670,7 @@ fn demo_builds_a_checkout_that_verifies() {
         .lines()
         .filter(|l| l.starts_with("ok ") || l.starts_with("mosaic-queue: "))
         .collect();
-    assert_eq!(receipts.len(), 9, "{stdout}");
+    assert_eq!(receipts.len(), 11, "{stdout}");
     assert!(
         receipts[0].starts_with("ok jason-genesis-demo rev 1 genesis 4 rows on main from blob ")
     );
@@ -684,14 +684,31 @@ fn demo_builds_a_checkout_that_verifies() {
         [
             "ok darkwing-2-start-1 rev 2 move 2 queued -> in-progress",
             "ok lead-add-node-shim rev 3 add 5 queued",
-            "ok darkwing-1-block-1 rev 4 move 1 in-progress -> blocked",
-            "ok flicker-3-note-1 rev 5 note 3",
+            "ok lead-add-node-docs rev 4 add 6 queued",
+            "ok huey-take-1 rev 5 take 5 queued -> in-progress",
+            "ok darkwing-1-block-1 rev 6 move 1 in-progress -> blocked",
+            "ok flicker-3-note-1 rev 7 note 3",
             "mosaic-queue: refused: flicker may not release row 2: the owner, jason or sage (exit 2)",
             "ok darkwing-2-start-1 rev 2 move 2 queued -> in-progress",
-            "ok doctor rev 5: nothing needs doing",
+            "ok doctor rev 7: nothing needs doing",
         ]
     );
-    assert!(stdout.contains("$ mosaic-queue doctor\nok doctor rev 5: nothing needs doing\n"));
+    assert!(stdout.contains("$ mosaic-queue doctor\nok doctor rev 7: nothing needs doing\n"));
+    // `next huey --explain` before the take, and the take that finds nothing after it.
+    assert!(
+        stdout.contains("$ mosaic-queue next huey --explain\nrow 5: Node shim\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "passed over:\n  row 1: owned by darkwing\n  row 2: owned by darkwing\n  row 3: blocked\n  row 4: parked\n  row 6: waiting on #5\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("$ mosaic-queue take --op louie-take-1 --by louie\nnothing to take\n"),
+        "{stdout}"
+    );
     // The commands it suggests run as printed, in a shell that has no mosaic-queue on PATH.
     let tail = stdout
         .split_once("Try next (each line as printed, in a POSIX shell):\n")
@@ -717,12 +734,16 @@ fn demo_builds_a_checkout_that_verifies() {
         "{ran_out}{}",
         String::from_utf8_lossy(&ran.stderr)
     );
-    assert!(ran_out.starts_with("rev 5\n"), "{ran_out}");
+    assert!(ran_out.starts_with("rev 7\n"), "{ran_out}");
+    assert!(
+        ran_out.contains("mosaic-queue prime: you are huey, a seat. Queue at rev 7.\n"),
+        "{ran_out}"
+    );
     assert!(ran_out.contains("\nrow 2: Review requests\n"), "{ran_out}");
     assert!(
         ran_out.contains(
-            "ok darkwing-2-review-1 rev 6 move 2 in-progress -> in-review round 1\n\
-             ok verify rev 6 (6 entries, witness rev 6), table current\n6\t"
+            "ok darkwing-2-review-1 rev 8 move 2 in-progress -> in-review round 1\n\
+             ok verify rev 8 (8 entries, witness rev 8), table current\n8\t"
         ),
         "{ran_out}"
     );

@@ -492,7 +492,7 @@ fn demo_installs_the_guard_it_ships() {
     )));
     assert_eq!(
         run_in(&dir, &["verify", "--current"], &[]).ok(),
-        "ok verify rev 5 (5 entries, witness rev 5), table current\n"
+        "ok verify rev 7 (7 entries, witness rev 7), table current\n"
     );
     // The demo's ops after genesis are not committed; staging them trips the guard.
     assert_eq!(run_in(&dir, &["guard"], &[]).ok(), "");

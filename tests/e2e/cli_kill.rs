@@ -1,5 +1,5 @@
 //! Kill points: the fault-injection binary SIGKILLs itself at the write step MOSAIC_KILL_AT
-//! names. For each step a `move` and a `note` pass, this checks what a reader sees after the
+//! names. For each step a `move`, a `note` and a `take` pass, this checks what a reader sees after the
 //! kill, that `unlock` plus a retry of the same op prints one receipt, and that the log holds it once.
 
 use mosaic_queue::seam::WRITE_STEPS;
@@ -25,6 +25,13 @@ const NOTE: Case = Case {
     op: "darkwing-1-note",
     verb: "note",
     receipt: "ok darkwing-1-note rev 2 note 1\n",
+};
+
+const TAKE: Case = Case {
+    args: &["take"],
+    op: "darkwing-take-1",
+    verb: "take",
+    receipt: "ok darkwing-take-1 rev 2 take 1 queued -> in-progress\n",
 };
 
 impl Case {
@@ -206,6 +213,9 @@ macro_rules! kill_points {
         }
         mod note_killed_at {
             $(#[test] fn $name() { super::kill_and_retry($step, &super::NOTE); })*
+        }
+        mod take_killed_at {
+            $(#[test] fn $name() { super::kill_and_retry($step, &super::TAKE); })*
         }
     };
 }

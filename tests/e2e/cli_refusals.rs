@@ -57,7 +57,7 @@ fn usage_errors_exit_4_and_change_nothing() {
                 "darkwing-1-colour",
                 "darkwing",
             ),
-            "mosaic-queue: unknown field \"colour\": use piece, gate, issues, closes, reviewers or brief",
+            "mosaic-queue: unknown field \"colour\": use piece, gate, issues, closes, reviewers, brief or after",
         ),
         (
             change(

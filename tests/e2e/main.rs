@@ -6,6 +6,7 @@
 mod cli_admin;
 mod cli_commit;
 mod cli_concurrency;
+mod cli_coord;
 mod cli_doctor;
 mod cli_git;
 mod cli_hostile;

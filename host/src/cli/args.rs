@@ -36,6 +36,20 @@ fn issues(items: &[String]) -> Result<Vec<u64>, Failure> {
         .collect()
 }
 
+/// Row ids as given: `3`, `#3`, comma-separated; empty items are skipped, so `''` is none.
+fn rows(items: &[String]) -> Result<Vec<u64>, Failure> {
+    items
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.trim_start_matches('#')
+                .parse::<u64>()
+                .map_err(|_| Failure::usage(format!("row {s:?} is not a number")))
+        })
+        .collect()
+}
+
 fn seats(items: &[String]) -> Vec<String> {
     items
         .iter()
@@ -139,6 +153,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             brief,
             note,
             status: st,
+            after,
             change,
         } => (
             Command::Add(NewRow {
@@ -150,6 +165,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 reviewers: seats(&reviewers),
                 brief,
                 note,
+                after: rows(&after)?,
             }),
             change,
         ),
@@ -207,7 +223,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
         } => {
             let field = SetField::parse(&field).ok_or_else(|| {
                 Failure::usage(format!(
-                    "unknown field {field:?}: use piece, gate, issues, closes, reviewers or brief"
+                    "unknown field {field:?}: use piece, gate, issues, closes, reviewers, brief or after"
                 ))
             })?;
             let items: Vec<String> = value.split(',').map(str::to_owned).collect();
@@ -215,6 +231,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 SetField::Piece | SetField::Gate | SetField::Brief => SetValue::Text(Some(value)),
                 SetField::Issues | SetField::Closes => SetValue::Numbers(issues(&items)?),
                 SetField::Reviewers => SetValue::Seats(seats(&items)),
+                SetField::After => SetValue::Numbers(rows(&items)?),
             };
             (
                 Command::Set(SetArgs {

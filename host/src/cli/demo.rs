@@ -1,13 +1,14 @@
 //! `demo`: builds a scratch canonical checkout under the system temp dir and runs genesis and a
-//! few seats' changes in it (one refused, one retried) through the CLI's own code paths, then
-//! prints the table and the commands to try next. The working directory does not matter.
+//! few seats' changes in it (a take, a `next --explain`, one refused, one retried) through the
+//! CLI's own code paths, then prints the table and the commands to try next. The working
+//! directory does not matter.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 
-use super::{Cli, CliResult, Failure, args, guard, write};
+use super::{Cli, CliResult, Failure, Verb, args, coord, guard, write};
 use crate::checkout;
 use crate::io::RealIo;
 use crate::store::{self, Paths};
@@ -49,7 +50,8 @@ const SCRIPTS: [(&str, &str); 2] = [
 ];
 
 /// The changes the demo runs, as a seat would type them (single quotes group words), each with
-/// what it shows: four apply, one is refused, and the last retries the first.
+/// what it shows: a read explains what `next` gives, most steps apply, one takes nothing, one is
+/// refused, and the last retries the first.
 const STEPS: &[(&str, &str)] = &[
     (
         "darkwing takes row 2",
@@ -58,6 +60,22 @@ const STEPS: &[(&str, &str)] = &[
     (
         "the lead adds a row",
         "add --piece 'Node shim' --issues 1520 --note 'after the core' --op lead-add-node-shim --by lead",
+    ),
+    (
+        "the lead adds a row that waits on row 5",
+        "add --piece 'Node docs' --after 5 --op lead-add-node-docs --by lead",
+    ),
+    (
+        "what would huey get, and why not the other rows?",
+        "next huey --explain",
+    ),
+    (
+        "huey takes it: the claim and the start are one entry under the lock",
+        "take --op huey-take-1 --by huey",
+    ),
+    (
+        "nothing left for louie: row 6 waits on row 5; nothing is written",
+        "take --op louie-take-1 --by louie",
     ),
     (
         "darkwing blocks row 1, with the reason the table shows",
@@ -182,7 +200,8 @@ fn build(dir: &Path) -> CliResult {
     crate::say!("Try next (each line as printed, in a POSIX shell):");
     crate::say!("  cd {}", shell_quote(&dir.display().to_string()));
     crate::say!("  {exe} list");
-    crate::say!("  {exe} next darkwing");
+    crate::say!("  {exe} next darkwing --explain");
+    crate::say!("  {exe} prime huey");
     crate::say!(
         "  {exe} move 2 in-review --candidate HEAD --issue 1510 --op darkwing-2-review-1 --by darkwing"
     );
@@ -205,7 +224,18 @@ fn shell_quote(text: &str) -> String {
 fn run_step(paths: &Paths, line: &str) -> CliResult {
     let argv = std::iter::once(String::from("mosaic-queue")).chain(words(line));
     let cli = Cli::try_parse_from(argv).map_err(|e| Failure::usage(e.to_string()))?;
-    let (command, change) = args::command(cli.verb)?;
+    let (command, change) = match cli.verb {
+        Verb::Next {
+            seat: Some(seat), ..
+        } => return coord::next_explained_in(paths, &seat),
+        Verb::Take { change } => {
+            let by = change
+                .by
+                .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
+            return coord::take_in(paths, &change.op, &by);
+        }
+        verb => args::command(verb)?,
+    };
     args::check_op(&change.op)?;
     // Each step names its actor; MOSAIC_AGENT_NAME in the caller's environment plays no part.
     let by = change
@@ -314,7 +344,9 @@ mod tests {
         for (_, step) in STEPS {
             let argv = std::iter::once(String::from("mosaic-queue")).chain(words(step));
             let cli = Cli::try_parse_from(argv).unwrap();
-            args::command(cli.verb).unwrap();
+            if !matches!(cli.verb, Verb::Next { .. } | Verb::Take { .. }) {
+                args::command(cli.verb).unwrap();
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod args;
 mod commit;
+mod coord;
 mod demo;
 mod doctor;
 mod guard;
@@ -11,6 +12,7 @@ pub mod help;
 mod log;
 mod map_check;
 pub mod output;
+mod prime;
 mod read;
 mod recovery;
 mod review;
@@ -19,6 +21,7 @@ mod snapshot;
 mod sync;
 mod unlock;
 mod verify_snapshot;
+mod wait;
 mod write;
 
 use std::path::PathBuf;
@@ -226,9 +229,17 @@ pub struct Change {
 
 #[derive(Subcommand, Debug)]
 pub enum Verb {
-    /// Every row as the table shows it (unlocked read).
-    #[command(after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json")]
-    List,
+    /// Every row as the table shows it (unlocked read); with --stale DAYS, the rows in
+    /// progress or in review that no log entry has touched for DAYS days.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json\n  mosaic-queue list --stale 3"
+    )]
+    List {
+        /// Only rows in progress or in review with no log entry for DAYS days, oldest first,
+        /// with their owners
+        #[arg(long, value_name = "DAYS")]
+        stale: Option<u32>,
+    },
     /// One row with its status, owner, review round and move reason (unlocked read).
     #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]
     Show {
@@ -241,6 +252,34 @@ pub enum Verb {
     )]
     Next {
         /// The seat to pick for (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
+        seat: Option<String>,
+        /// Also list every open row passed over and why (owned, gated, waiting on #3, ...)
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Block until row ID reaches one of --status S[,S...], or the queue passes
+    /// --revision-after N, as the witness confirms durable (no lock, no polling).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue wait 3 --status in-review,done --timeout 600\n  mosaic-queue wait --revision-after 41 --timeout 60\n\nExit 0 once the condition holds (prints the row, or the new revision), 1 when --timeout runs out."
+    )]
+    Wait {
+        /// The row to wait on (with --status)
+        id: Option<u64>,
+        /// The statuses that end the wait, comma-separated
+        #[arg(long, value_delimiter = ',', value_name = "S,...")]
+        status: Vec<String>,
+        /// End the wait once a durable revision above N exists
+        #[arg(long, value_name = "N")]
+        revision_after: Option<u64>,
+        /// Give up after SECONDS (fractions allowed); without it, wait as long as it takes
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<String>,
+    },
+    /// A short orientation for an agent starting a session: who the seat is, its rows, what
+    /// next gives and why, the rules and the commands (unlocked read).
+    #[command(after_help = "Examples:\n  mosaic-queue prime darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue prime --json")]
+    Prime {
+        /// The seat (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
         seat: Option<String>,
     },
     /// The operation log, newest first: revision, time, actor, verb, receipt and op id,
@@ -286,6 +325,9 @@ pub enum Verb {
         /// The new row's status: queued or parked
         #[arg(long, value_name = "STATUS", default_value = "queued")]
         status: String,
+        /// Rows the new row waits on, comma-separated: next names it only once they are done
+        #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+        after: Vec<String>,
         #[command(flatten)]
         change: Change,
     },
@@ -315,6 +357,13 @@ pub enum Verb {
         /// comment=<id>,round=<n>,candidate=<digest>
         #[arg(long, value_name = "comment=ID,round=N,candidate=DIGEST")]
         evidence: Option<String>,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Claim the row `next` names for the acting seat and start it, as one entry; a retry of
+    /// the op answers with its original receipt; "nothing to take" writes nothing (exit 0).
+    #[command(after_help = "Example:\n  mosaic-queue take --op darkwing-take-1 --by darkwing")]
+    Take {
         #[command(flatten)]
         change: Change,
     },
@@ -352,18 +401,18 @@ pub enum Verb {
         #[command(flatten)]
         change: Change,
     },
-    /// Set piece, gate, issues, closes, reviewers or brief.
+    /// Set piece, gate, issues, closes, reviewers, brief or after.
     #[command(
         after_help = "Examples:\n  mosaic-queue set 3 issues 1510,1511 --op lead-3-issues-1 --by lead\n  mosaic-queue set 3 closes 1510 --reason 'the rest moves to row 7' --op lead-3-closes-1 --by lead"
     )]
     Set {
         /// The row's number
         id: u64,
-        /// The field: piece, gate, issues, closes, reviewers or brief
+        /// The field: piece, gate, issues, closes, reviewers, brief or after
         field: String,
         /// The new value: one line of text for piece and gate, a link target (no spaces or
         /// parentheses) for brief, comma-separated issue numbers for issues and closes,
-        /// comma-separated seats for reviewers
+        /// comma-separated seats for reviewers, comma-separated rows for after ('' clears it)
         value: String,
         /// Why: required when closes is narrowed to fewer than the row's issues
         #[arg(long, value_name = "TEXT")]
@@ -600,9 +649,12 @@ impl Verb {
     /// The verb as typed (`review request`), which `--json` names in its text documents.
     pub fn name(&self) -> &'static str {
         match self {
-            Verb::List => "list",
+            Verb::List { .. } => "list",
             Verb::Show { .. } => "show",
             Verb::Next { .. } => "next",
+            Verb::Wait { .. } => "wait",
+            Verb::Prime { .. } => "prime",
+            Verb::Take { .. } => "take",
             Verb::Log { .. } => "log",
             Verb::Add { .. } => "add",
             Verb::Move { .. } => "move",
@@ -644,6 +696,7 @@ impl Verb {
             | Verb::Assign { .. }
             | Verb::Note { .. }
             | Verb::Set { .. }
+            | Verb::Take { .. }
             | Verb::Genesis { .. }
             | Verb::AcceptHistory { .. } => true,
             Verb::Review { verb } => !matches!(verb, ReviewVerb::VerifyCommit { .. }),
@@ -655,9 +708,25 @@ impl Verb {
 /// Runs a parsed command.
 pub fn run(cli: Cli) -> CliResult {
     match cli.verb {
-        Verb::List => read::list(),
+        Verb::List { stale: Some(days) } => coord::list_stale(days),
+        Verb::List { stale: None } => read::list(),
         Verb::Show { id } => read::show(id),
-        Verb::Next { seat } => read::next(seat),
+        Verb::Next {
+            seat,
+            explain: true,
+        } => coord::next_explained(seat),
+        Verb::Next { seat, .. } => read::next(seat),
+        Verb::Take { change } => coord::take(&change),
+        Verb::Prime { seat } => prime::prime(seat),
+        Verb::Wait {
+            id,
+            status,
+            revision_after,
+            timeout,
+        } => {
+            let until = wait::until(id, &status, revision_after)?;
+            wait::wait(&until, wait::timeout(timeout.as_deref())?)
+        }
         Verb::Log { id, limit } => {
             log::log(id, limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
         }

@@ -84,7 +84,7 @@ pub fn entry_row(args: &Args) -> Option<u64> {
         Args::Genesis(_) | Args::AcceptHistory(_) => None,
         Args::Add(a) => Some(a.id),
         Args::Move(a) => Some(a.id),
-        Args::Release(a) | Args::ReviewRequest(a) => Some(a.id),
+        Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => Some(a.id),
         Args::Assign(a) => Some(a.id),
         Args::Note(a) => Some(a.id),
         Args::Set(a) => Some(a.id),

@@ -115,7 +115,8 @@ struct PrimeJson<'a> {
     commands: Vec<String>,
 }
 
-pub fn prime(seat: Option<String>, json: bool) -> CliResult {
+pub fn prime(seat: Option<String>) -> CliResult {
+    let json = super::output::json();
     let seat = read::seat_or_agent(seat, "prime")?;
     mosaic_queue_core::rules::check_seat(&seat)?;
     let snap = read::load_for_read()?;

@@ -16,26 +16,30 @@ use crate::store::{self, lock, view};
 /// What a read shows: the state and whether the witness confirms it durable.
 pub(super) struct Snapshot {
     pub(super) state: State,
-    durable: bool,
+    pub(super) durable: bool,
 }
 
 /// Loads for a read. The read view answers when the witness and queue.json are exactly what
 /// the last durable write left; otherwise the file is read and replayed unlocked, and once
 /// more under the lock if that failed.
 pub(super) fn load_for_read() -> Result<Snapshot, Failure> {
-    let io = RealIo;
     let cwd = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
-    let paths = checkout::locate(&cwd)?;
-    if let Ok(Some(witness)) = store::read_witness(&io, &paths)
-        && let Some(state) = view::load(&io, &paths, &witness)
+    load_for_read_in(&checkout::locate(&cwd)?)
+}
+
+/// `load_for_read` in the checkout at `paths` (the demo reads its scratch checkout).
+pub(super) fn load_for_read_in(paths: &store::Paths) -> Result<Snapshot, Failure> {
+    let io = RealIo;
+    if let Ok(Some(witness)) = store::read_witness(&io, paths)
+        && let Some(state) = view::load(&io, paths, &witness)
     {
-        checkout::check_state(&paths, &state)?;
+        checkout::check_state(paths, &state)?;
         return Ok(Snapshot {
             state,
             durable: true,
         });
     }
-    let loaded = load_unlocked(&io, &paths)?;
+    let loaded = load_unlocked(&io, paths)?;
     Ok(Snapshot {
         durable: !loaded.ahead_of_witness(),
         state: loaded.queue.state().clone(),
@@ -54,7 +58,7 @@ pub(super) fn load_queue_for_read() -> Result<mosaic_queue_core::Queue, Failure>
 /// queue.json read and replayed without the lock, and once more under it if that failed (a
 /// write in progress), checked against the checkout. A file ahead of the witness is said to be
 /// visible, not confirmed durable.
-fn load_unlocked(io: &RealIo, paths: &store::Paths) -> Result<store::Loaded, Failure> {
+pub(super) fn load_unlocked(io: &RealIo, paths: &store::Paths) -> Result<store::Loaded, Failure> {
     let loaded = match store::load(io, paths) {
         Ok(l) => l,
         Err(_) => {
@@ -89,13 +93,13 @@ struct ListJson<'a> {
 }
 
 #[derive(Serialize)]
-struct RowJson<'a> {
-    revision: u64,
-    durable: bool,
-    row: Option<&'a Row>,
+pub(super) struct RowJson<'a> {
+    pub(super) revision: u64,
+    pub(super) durable: bool,
+    pub(super) row: Option<&'a Row>,
 }
 
-fn print_json<T: Serialize>(value: &T) -> CliResult {
+pub(super) fn print_json<T: Serialize>(value: &T) -> CliResult {
     super::output::document(value)
 }
 
@@ -135,15 +139,19 @@ pub fn show(id: u64) -> CliResult {
     Ok(())
 }
 
+/// The seat a read is for: SEAT, else `$MOSAIC_AGENT_NAME`.
+pub(super) fn seat_or_agent(seat: Option<String>, verb: &str) -> Result<String, Failure> {
+    seat.or_else(|| {
+        std::env::var("MOSAIC_AGENT_NAME")
+            .ok()
+            .filter(|s| !s.is_empty())
+    })
+    .ok_or_else(|| Failure::usage(format!("{verb} needs a SEAT or MOSAIC_AGENT_NAME")))
+}
+
 pub fn next(seat: Option<String>) -> CliResult {
     let json = super::output::json();
-    let seat = seat
-        .or_else(|| {
-            std::env::var("MOSAIC_AGENT_NAME")
-                .ok()
-                .filter(|s| !s.is_empty())
-        })
-        .ok_or_else(|| Failure::usage("next needs a SEAT or MOSAIC_AGENT_NAME"))?;
+    let seat = seat_or_agent(seat, "next")?;
     let snap = load_for_read()?;
     let st = &snap.state;
     let row = next::next(&st.rows, &seat);
@@ -163,7 +171,7 @@ pub fn next(seat: Option<String>) -> CliResult {
 }
 
 /// A row as `field: value` lines.
-fn describe(st: &State, row: &Row) -> String {
+pub(super) fn describe(st: &State, row: &Row) -> String {
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| String::from("-"));
     let list = |v: &[u64]| {
         let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
@@ -194,6 +202,9 @@ fn describe(st: &State, row: &Row) -> String {
     out.push_str(&format!("  note: {}\n", opt(&row.note)));
     if let Some(r) = &row.blocked_reason {
         out.push_str(&format!("  blocked: {r}\n"));
+    }
+    if !row.after.is_empty() {
+        out.push_str(&format!("  after: {}\n", super::coord::after_text(st, row)));
     }
     if let Some(r) = st.move_reason(row.id) {
         out.push_str(&format!("  reason: {r}\n"));

@@ -106,6 +106,8 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
             super::output::receipt_of(&queue, &change.op, false)?;
             seam::step("receipt-printed");
         }
+        // Only `take` finds nothing to do; accept-history always writes or answers.
+        Outcome::NothingToTake { .. } => {}
     }
     super::release_after_answer(held)?;
     Ok(())

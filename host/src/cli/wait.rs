@@ -78,12 +78,13 @@ pub fn timeout(given: Option<&str>) -> Result<Option<Duration>, Failure> {
 /// A year: longer than any wait a seat means, short enough to hold in an `Instant`.
 const MAX_TIMEOUT_SECS: f64 = 31_536_000.0;
 
-pub fn wait(until: &Until, timeout: Option<Duration>, json: bool) -> CliResult {
+pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
+    let json = super::output::json();
     let io = RealIo;
     let paths = super::write::here()?;
     // Watch first, look second: a write that lands between the look and the wait still wakes it.
     let watch = WitnessWatch::new(&paths)
-        .map_err(|e| Failure::new(1, format!("cannot watch .git for the witness: {e}")))?;
+        .map_err(|e| Failure::failed(format!("cannot watch .git for the witness: {e}")))?;
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut seen: Option<State> = None;
     loop {
@@ -95,7 +96,7 @@ pub fn wait(until: &Until, timeout: Option<Duration>, json: bool) -> CliResult {
         }
         let woke = watch
             .wait(deadline)
-            .map_err(|e| Failure::new(1, format!("cannot wait on the witness: {e}")))?;
+            .map_err(|e| Failure::failed(format!("cannot wait on the witness: {e}")))?;
         if !woke {
             return Err(timed_out(until, timeout.unwrap_or_default(), seen.as_ref()));
         }
@@ -118,9 +119,7 @@ fn durable_state(io: &RealIo, paths: &Paths) -> Result<Option<State>, Failure> {
     };
     checkout::check_queue(paths, &loaded.queue)?;
     if loaded.witness.is_none() {
-        return Err(Failure::new(
-            2,
-            "there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery",
+        return Err(Failure::refused("there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery",
         ));
     }
     if loaded.ahead_of_witness() {
@@ -135,14 +134,12 @@ fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
     match until {
         Until::RevisionAfter(n) => Ok(state.revision > *n),
         Until::Status { id, statuses } => {
-            let row = state.row(*id).map_err(|e| Failure::new(2, e.to_string()))?;
+            let row = state.row(*id).map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
             if statuses.contains(&row.status) {
                 return Ok(true);
             }
             if row.status == Status::Done {
-                return Err(Failure::new(
-                    2,
-                    format!(
+                return Err(Failure::refused(format!(
                         "row {id} is done and never moves again, so it will not be {}",
                         names(statuses)
                     ),
@@ -161,7 +158,7 @@ fn report(until: &Until, state: &State, json: bool) -> CliResult {
         }),
         Until::RevisionAfter(_) => super::out(&format!("rev {}\n", state.revision)),
         Until::Status { id, .. } => {
-            let row = state.row(*id).map_err(|e| Failure::new(2, e.to_string()))?;
+            let row = state.row(*id).map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
             if json {
                 read::print_json(&read::RowJson {
                     revision: state.revision,
@@ -189,9 +186,7 @@ fn timed_out(until: &Until, after: Duration, seen: Option<&State>) -> Failure {
         Until::RevisionAfter(n) => format!("a revision after {n}"),
         Until::Status { id, statuses } => format!("row {id} to be {}", names(statuses)),
     };
-    Failure::new(
-        1,
-        format!("timed out after {secs}s waiting for {what}; {now}"),
+    Failure::failed(format!("timed out after {secs}s waiting for {what}; {now}"),
     )
 }
 

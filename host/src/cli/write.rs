@@ -114,6 +114,8 @@ pub(super) fn apply(
             super::output::receipt_of(&queue, op, false)?;
             seam::step("receipt-printed");
         }
+        // `take` found nothing: nothing is written, not even a confirmation of the tail.
+        Outcome::NothingToTake { held } => super::coord::nothing_to_take(by, *held)?,
     }
     super::release_after_answer(held)?;
     Ok((outcome, queue))
@@ -168,6 +170,7 @@ fn verb_name(command: &Command) -> &'static str {
         Command::ReviewResolve(_) => "review resolve",
         Command::ReviewAbandon(_) => "review abandon",
         Command::ReviewRecord(_) => "review record",
+        Command::Take(_) => "take",
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod lock;
 pub mod view;
+pub mod watch;
 mod write;
 
 use std::io;

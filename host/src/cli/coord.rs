@@ -1,0 +1,212 @@
+//! Coordination verbs for a team of seats: `take` claims the row `next` names in one locked
+//! entry; `next --explain` says why every other open row was passed over; `list --stale`
+//! shows the work nobody has logged anything on for a while.
+
+use mosaic_queue_core::queue::NOTHING_TO_TAKE;
+use mosaic_queue_core::state::State;
+use mosaic_queue_core::verbs::{Command, TakeCmd};
+use mosaic_queue_core::{Row, Status, next, stale};
+use serde::Serialize;
+
+use super::{Change, CliResult, actor, args, read, write};
+use crate::clock;
+use crate::io::RealIo;
+use crate::store::Paths;
+
+/// What `take --json` prints when there is nothing to take: its one document.
+#[derive(Serialize)]
+struct NothingJson<'a> {
+    verb: &'static str,
+    row: Option<u64>,
+    text: &'a str,
+}
+
+/// `take --op ID [--by SEAT]`: under the lock, the row `next SEAT` names moves to in-progress
+/// for SEAT as one entry, whose receipt (or receipt object, with `--json`) it prints. A retry
+/// of the op answers with its original receipt, however the queue moved on.
+pub fn take(change: &Change) -> CliResult {
+    args::check_op(&change.op)?;
+    let by = actor(&change.by)?;
+    take_in(&write::here()?, &change.op, &by)
+}
+
+/// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too.
+pub(super) fn take_in(paths: &Paths, op: &str, by: &str) -> CliResult {
+    write::apply(paths, &Command::Take(TakeCmd {}), op, by)?;
+    Ok(())
+}
+
+/// What `take` prints when it writes nothing: `nothing to take`, and why when the seat already
+/// has the row `next` names in progress; `{"verb": "take", "row": null, ...}` with `--json`.
+pub(super) fn nothing_to_take(by: &str, held: Option<u64>) -> CliResult {
+    let text = match held {
+        Some(id) => format!("{NOTHING_TO_TAKE}: {by} has row {id} in progress"),
+        None => String::from(NOTHING_TO_TAKE),
+    };
+    if super::output::json() {
+        return read::print_json(&NothingJson {
+            verb: "take",
+            row: None,
+            text: &text,
+        });
+    }
+    super::out(&format!("{text}\n"))
+}
+
+/// A row's dependencies for `show`: `#3 (done), #5`.
+pub(super) fn after_text(st: &State, row: &Row) -> String {
+    let parts: Vec<String> = row
+        .after
+        .iter()
+        .map(|&id| match st.row(id) {
+            Ok(r) if r.status == Status::Done => format!("#{id} (done)"),
+            _ => format!("#{id}"),
+        })
+        .collect();
+    parts.join(", ")
+}
+
+#[derive(Serialize)]
+struct PassedJson {
+    id: u64,
+    why: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct ExplainJson<'a> {
+    revision: u64,
+    durable: bool,
+    row: Option<&'a Row>,
+    passed: Vec<PassedJson>,
+    done: usize,
+}
+
+/// `next [SEAT] --explain`: what `next` prints, then each open row it passed over, in queue
+/// order, with why; done rows are counted, not listed.
+pub fn next_explained(seat: Option<String>) -> CliResult {
+    let seat = read::seat_or_agent(seat, "next")?;
+    next_explained_in(&write::here()?, &seat)
+}
+
+/// `next SEAT --explain` in the checkout at `paths`; `demo` runs it too.
+pub(super) fn next_explained_in(paths: &Paths, seat: &str) -> CliResult {
+    let json = super::output::json();
+    let snap = read::load_for_read_in(paths)?;
+    let st = &snap.state;
+    let explained = next::explain(&st.rows, seat);
+    let row = explained.pick.and_then(|id| st.row(id).ok());
+    if json {
+        return read::print_json(&ExplainJson {
+            revision: st.revision,
+            durable: snap.durable,
+            row,
+            passed: explained
+                .passed
+                .iter()
+                .map(|(id, why)| PassedJson {
+                    id: *id,
+                    why: why.code(),
+                    text: why.to_string(),
+                })
+                .collect(),
+            done: explained.done,
+        });
+    }
+    let mut text = match row {
+        Some(r) => read::describe(st, r),
+        None => format!("nothing for {seat} to take up\n"),
+    };
+    text.push_str(&explanation(&explained));
+    super::out(&text)
+}
+
+/// The passed-over rows as lines under the pick.
+pub(super) fn explanation(explained: &next::Explained) -> String {
+    let mut text = String::new();
+    if !explained.passed.is_empty() {
+        text.push_str("passed over:\n");
+    }
+    for (id, why) in &explained.passed {
+        text.push_str(&format!("  row {id}: {why}\n"));
+    }
+    match explained.done {
+        0 => {}
+        1 => text.push_str("1 done row skipped\n"),
+        n => text.push_str(&format!("{n} done rows skipped\n")),
+    }
+    text
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StaleJson<'a> {
+    id: u64,
+    piece: &'a str,
+    status: Status,
+    owner: Option<&'a str>,
+    last_rev: u64,
+    last_at: &'a str,
+}
+
+#[derive(Serialize)]
+struct StaleListJson<'a> {
+    revision: u64,
+    durable: bool,
+    days: u32,
+    cutoff: &'a str,
+    rows: Vec<StaleJson<'a>>,
+}
+
+/// `list --stale DAYS`: rows in progress or in review whose last log entry is DAYS days old
+/// or older, oldest first, with their owners. The log is needed, so this is a full read.
+pub fn list_stale(days: u32) -> CliResult {
+    let json = super::output::json();
+    let paths = write::here()?;
+    let loaded = read::load_unlocked(&RealIo, &paths)?;
+    let (queue, durable) = (&loaded.queue, !loaded.ahead_of_witness());
+    let cutoff = clock::format_millis(clock::now_millis() - i64::from(days) * DAY_MS);
+    let found = stale::stale(queue.rows(), &queue.file().log, &cutoff);
+    if json {
+        return read::print_json(&StaleListJson {
+            revision: queue.revision(),
+            durable,
+            days,
+            cutoff: &cutoff,
+            rows: found
+                .iter()
+                .map(|s| StaleJson {
+                    id: s.row.id,
+                    piece: &s.row.piece,
+                    status: s.row.status,
+                    owner: s.row.owner.as_deref(),
+                    last_rev: s.rev,
+                    last_at: s.at,
+                })
+                .collect(),
+        });
+    }
+    let mut text = format!(
+        "rev {}: {} stale (no entry for {days} days, since {cutoff})\n",
+        queue.revision(),
+        match found.len() {
+            0 => String::from("no row is"),
+            1 => String::from("1 row is"),
+            n => format!("{n} rows are"),
+        }
+    );
+    for s in &found {
+        text.push_str(&format!(
+            "  row {}: {}, owner {}, last entry rev {} at {}: {}\n",
+            s.row.id,
+            s.row.status,
+            s.row.owner.as_deref().unwrap_or("-"),
+            s.rev,
+            s.at,
+            s.row.piece
+        ));
+    }
+    super::out(&text)
+}
+
+const DAY_MS: i64 = 86_400_000;
