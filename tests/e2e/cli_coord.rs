@@ -73,7 +73,10 @@ fn take_claims_what_next_names_once_and_answers_retries_with_the_receipt() {
         &change(&["take", "--json"], "louie-take-0001", "louie"),
         &[],
     );
-    assert_eq!(out.ok(), "{\n  \"receipt\": null,\n  \"row\": null\n}\n");
+    assert_eq!(
+        out.ok(),
+        "{\n  \"verb\": \"take\",\n  \"row\": null,\n  \"text\": \"nothing to take\"\n}\n"
+    );
     repo.assert_unchanged(&before);
     assert!(!repo.path(".git/mosaic-queue.lock").exists());
 
@@ -84,11 +87,15 @@ fn take_claims_what_next_names_once_and_answers_retries_with_the_receipt() {
     );
     let v: Value = serde_json::from_str(out.ok()).unwrap();
     assert_eq!(
-        v["receipt"],
-        "ok darkwing-take-0001 rev 3 take 1 queued -> in-progress"
+        (&v["text"], &v["verb"], &v["row"], &v["recorded"]),
+        (
+            &"ok darkwing-take-0001 rev 3 take 1 queued -> in-progress".into(),
+            &"take".into(),
+            &1.into(),
+            &false.into()
+        )
     );
-    assert_eq!(v["row"], repo.row(1));
-    assert_eq!(v["row"]["owner"], "darkwing");
+    assert_eq!(repo.row(1)["owner"], "darkwing");
     // Later entries keep semantics 3.
     ok(
         &repo,
@@ -123,10 +130,14 @@ fn take_claims_what_next_names_once_and_answers_retries_with_the_receipt() {
     let out = repo.run(&change(&["take", "--json"], "huey-take-0001", "huey"), &[]);
     let v: Value = serde_json::from_str(out.ok()).unwrap();
     assert_eq!(
-        v["receipt"],
-        "ok huey-take-0001 rev 2 take 2 queued -> in-progress"
+        (&v["text"], &v["row"], &v["recorded"]),
+        (
+            &"ok huey-take-0001 rev 2 take 2 queued -> in-progress".into(),
+            &2.into(),
+            &true.into()
+        )
     );
-    assert_eq!(v["row"]["owner"], "dewey");
+    assert_eq!(repo.row(2)["owner"], "dewey");
     repo.assert_unchanged(&before);
 
     // The op under another verb, or by another seat, is refused.

@@ -277,7 +277,9 @@ pub enum Verb {
     },
     /// A short orientation for an agent starting a session: who the seat is, its rows, what
     /// next gives and why, the rules and the commands (unlocked read).
-    #[command(after_help = "Examples:\n  mosaic-queue prime darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue prime --json")]
+    #[command(
+        after_help = "Examples:\n  mosaic-queue prime darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue prime --json"
+    )]
     Prime {
         /// The seat (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
         seat: Option<String>,

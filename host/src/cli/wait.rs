@@ -119,7 +119,8 @@ fn durable_state(io: &RealIo, paths: &Paths) -> Result<Option<State>, Failure> {
     };
     checkout::check_queue(paths, &loaded.queue)?;
     if loaded.witness.is_none() {
-        return Err(Failure::refused("there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery",
+        return Err(Failure::refused(
+            "there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery",
         ));
     }
     if loaded.ahead_of_witness() {
@@ -134,16 +135,17 @@ fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
     match until {
         Until::RevisionAfter(n) => Ok(state.revision > *n),
         Until::Status { id, statuses } => {
-            let row = state.row(*id).map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+            let row = state
+                .row(*id)
+                .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
             if statuses.contains(&row.status) {
                 return Ok(true);
             }
             if row.status == Status::Done {
                 return Err(Failure::refused(format!(
-                        "row {id} is done and never moves again, so it will not be {}",
-                        names(statuses)
-                    ),
-                ));
+                    "row {id} is done and never moves again, so it will not be {}",
+                    names(statuses)
+                )));
             }
             Ok(false)
         }
@@ -158,7 +160,9 @@ fn report(until: &Until, state: &State, json: bool) -> CliResult {
         }),
         Until::RevisionAfter(_) => super::out(&format!("rev {}\n", state.revision)),
         Until::Status { id, .. } => {
-            let row = state.row(*id).map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+            let row = state
+                .row(*id)
+                .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
             if json {
                 read::print_json(&read::RowJson {
                     revision: state.revision,
@@ -186,8 +190,7 @@ fn timed_out(until: &Until, after: Duration, seen: Option<&State>) -> Failure {
         Until::RevisionAfter(n) => format!("a revision after {n}"),
         Until::Status { id, statuses } => format!("row {id} to be {}", names(statuses)),
     };
-    Failure::failed(format!("timed out after {secs}s waiting for {what}; {now}"),
-    )
+    Failure::failed(format!("timed out after {secs}s waiting for {what}; {now}"))
 }
 
 fn names(statuses: &[Status]) -> String {
