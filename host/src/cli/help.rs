@@ -19,11 +19,22 @@ pub enum Shell {
 pub const GROUPS: &[(&str, &[&str])] = &[
     (
         "Reads",
-        &["list", "show", "next", "log", "verify", "map-check"],
+        &[
+            "list",
+            "show",
+            "next",
+            "log",
+            "prime",
+            "wait",
+            "verify",
+            "map-check",
+        ],
     ),
     (
         "Changes (one log entry each, with --op ID and --by NAME)",
-        &["add", "move", "release", "assign", "note", "set", "genesis"],
+        &[
+            "add", "move", "take", "release", "assign", "note", "set", "genesis",
+        ],
     ),
     ("Review", &["review"]),
     ("Git", &["commit", "guard", "install-hook", "snapshot"]),
