@@ -38,7 +38,10 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     ("Review", &["review"]),
     ("Git", &["commit", "guard", "install-hook", "snapshot"]),
-    ("Recovery", &["sync", "render", "unlock", "accept-history"]),
+    (
+        "Recovery",
+        &["doctor", "sync", "render", "unlock", "accept-history"],
+    ),
     ("Setting up", &["demo", "completions", "man", "help"]),
 ];
 
