@@ -145,6 +145,11 @@ pub enum VerbError {
     },
     #[error("issue numbers must be positive integers; got {value}")]
     BadIssue { value: u64 },
+    /// A number queue.json could not hold exactly; refused before anything is written.
+    #[error(
+        "{field} {value} is above 9007199254740991 (2^53-1), the largest number queue.json can hold; give the real number"
+    )]
+    NumberTooLarge { field: &'static str, value: u64 },
     #[error("issue lists in the log must be ascending without repeats")]
     IssueOrder,
     #[error("seat {name:?} is listed twice")]
@@ -232,6 +237,7 @@ impl VerbError {
             VerbError::BadText { .. } => "bad-text",
             VerbError::CredentialLike { .. } => "credential-like",
             VerbError::BadIssue { .. } => "bad-issue",
+            VerbError::NumberTooLarge { .. } => "number-too-large",
             VerbError::IssueOrder => "issue-order",
             VerbError::DuplicateSeat { .. } => "duplicate-seat",
             VerbError::NotApproved { .. } => "not-approved",

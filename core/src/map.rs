@@ -8,6 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::canon::MAX_SAFE_INTEGER;
 use crate::digest::is_hex;
 use crate::entry::{GenesisArgs, MapRow};
 use crate::error::{MapError, TableError};
@@ -134,6 +135,11 @@ fn parse_row(line: &str) -> Result<MapRow, String> {
         .trim_start_matches('#')
         .parse()
         .map_err(|_| format!("row number `{}` is not a number", cells[0]))?;
+    if id > MAX_SAFE_INTEGER {
+        return Err(format!(
+            "row number {id} is above {MAX_SAFE_INTEGER} (2^53-1), the largest number queue.json can hold"
+        ));
+    }
     if cells[1].is_empty() {
         return Err(String::from("the piece is empty"));
     }
@@ -148,6 +154,11 @@ fn parse_row(line: &str) -> Result<MapRow, String> {
                 .and_then(|n| n.parse().ok())
                 .filter(|&n| n > 0)
                 .ok_or_else(|| format!("issue `{}` is not written #N", part.trim()))?;
+            if n > MAX_SAFE_INTEGER {
+                return Err(format!(
+                    "issue #{n} is above {MAX_SAFE_INTEGER} (2^53-1), the largest number queue.json can hold"
+                ));
+            }
             issues.push(n);
         }
     }

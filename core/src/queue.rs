@@ -94,6 +94,8 @@ impl Queue {
             _ => rules::check_op(op)?,
         }
         rules::check_actor(by)?;
+        // Before the retry test, so that a number queue.json cannot hold is named as such.
+        verbs::numbers::command(cmd)?;
         if let Some(entry) = self.entry_for_op(op) {
             let rev = entry.rev;
             if entry.by != by {

@@ -16,6 +16,11 @@ fn main() {
     let parsed = match cli::help::parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
+            // A number queue.json could not hold is refused data (exit 2), not a usage slip.
+            if let Some(line) = cli::number::refusal(&e) {
+                eprintln!("mosaic-queue: {line}");
+                std::process::exit(Exit::Refused.code());
+            }
             let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
             if json && usage {
                 // One line, as every other failure: clap's first, without its `error: `.

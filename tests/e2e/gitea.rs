@@ -218,6 +218,28 @@ fn every_post_answer_is_classified_as_the_contract_says() {
             "post-created-without-id",
             0,
         ),
+        // Ids queue.json could not hold, or that name no comment: never `posted`.
+        (
+            Answer::Raw(201, r#"{"id":9007199254740992,"body":"x"}"#.into()),
+            "uncertain",
+            Some(201),
+            "post-created-without-id",
+            0,
+        ),
+        (
+            Answer::Raw(201, r#"{"id":-1,"body":"x"}"#.into()),
+            "uncertain",
+            Some(201),
+            "post-created-without-id",
+            0,
+        ),
+        (
+            Answer::Raw(201, r#"{"id":0,"body":"x"}"#.into()),
+            "uncertain",
+            Some(201),
+            "post-created-without-id",
+            0,
+        ),
         (
             Answer::Raw(200, comment_200),
             "uncertain",

@@ -12,6 +12,7 @@ mod cli_git;
 mod cli_hostile;
 mod cli_kill;
 mod cli_locks;
+mod cli_numbers;
 mod cli_recovery;
 mod cli_refusals;
 mod cli_review;

@@ -6,6 +6,7 @@ mod coord;
 mod edit;
 mod genesis;
 mod moves;
+pub mod numbers;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -232,6 +233,7 @@ pub fn apply_into(
     }
     rules::check_actor(ctx.by)?;
     rules::check_timestamp(ctx.at)?;
+    numbers::args(args)?;
     if !(1..=CURRENT_SEMANTICS).contains(&ctx.semantics) {
         return Err(VerbError::UnknownSemantics {
             semantics: ctx.semantics,

@@ -11,6 +11,7 @@ use mosaic_queue_core::review::manifest;
 use mosaic_queue_core::verbs::{Command, NewRow};
 use mosaic_queue_core::{Status, rules};
 
+use super::number::{self, NumberError};
 use super::{Change, Failure, Verb};
 use crate::git;
 
@@ -22,16 +23,21 @@ fn status(s: &str) -> Result<Status, Failure> {
     })
 }
 
-/// Issue numbers as given: `12`, `#12`, comma-separated; empty items are skipped.
-fn issues(items: &[String]) -> Result<Vec<u64>, Failure> {
+/// Issue numbers as given to `field`: `12`, `#12`, comma-separated; empty items are skipped.
+/// One queue.json could not hold is refused (exit 2) before anything is read.
+fn issues(field: &str, items: &[String]) -> Result<Vec<u64>, Failure> {
     items
         .iter()
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.trim_start_matches('#')
-                .parse::<u64>()
-                .map_err(|_| Failure::usage(format!("issue {s:?} is not a number")))
+        .map(|s| match number::parse(s.trim_start_matches('#')) {
+            Ok(n) => Ok(n),
+            Err(e @ NumberError::TooLarge(_)) => {
+                Err(Failure::refused(format!("refused: {field} {e}")))
+            }
+            Err(NumberError::NotANumber) => {
+                Err(Failure::usage(format!("issue {s:?} is not a number")))
+            }
         })
         .collect()
 }
@@ -68,11 +74,24 @@ fn evidence(text: &str) -> Result<Evidence, Failure> {
     let (mut comment, mut round, mut candidate) = (None, None, None);
     for part in text.split(',') {
         let (key, value) = part.split_once('=').ok_or_else(bad)?;
-        match key.trim() {
-            "comment" if comment.is_none() => {
-                comment = Some(value.trim().parse().map_err(|_| bad())?)
+        // Numbers queue.json could not hold are refused data (exit 2); words are usage slips.
+        let number = |name: &str| match number::parse(value.trim()) {
+            Ok(n) => Ok(n),
+            Err(e @ NumberError::TooLarge(_)) => {
+                Err(Failure::refused(format!("refused: --evidence {name}={e}")))
             }
-            "round" if round.is_none() => round = Some(value.trim().parse().map_err(|_| bad())?),
+            Err(NumberError::NotANumber) => Err(bad()),
+        };
+        match key.trim() {
+            "comment" if comment.is_none() => comment = Some(number("comment")?),
+            "round" if round.is_none() => {
+                let n = number("round")?;
+                round = Some(u32::try_from(n).map_err(|_| {
+                    Failure::refused(format!(
+                        "refused: --evidence round={n} is no row's round; give the current round's number"
+                    ))
+                })?)
+            }
             "candidate" if candidate.is_none() => candidate = Some(value.trim().to_owned()),
             _ => return Err(bad()),
         }
@@ -161,7 +180,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 owner,
                 status: status(&st)?,
                 gate,
-                issues: issues(&is)?,
+                issues: issues("--issues", &is)?,
                 reviewers: seats(&reviewers),
                 brief,
                 note,
@@ -229,7 +248,9 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             let items: Vec<String> = value.split(',').map(str::to_owned).collect();
             let value = match field {
                 SetField::Piece | SetField::Gate | SetField::Brief => SetValue::Text(Some(value)),
-                SetField::Issues | SetField::Closes => SetValue::Numbers(issues(&items)?),
+                SetField::Issues | SetField::Closes => {
+                    SetValue::Numbers(issues(field.as_str(), &items)?)
+                }
                 SetField::Reviewers => SetValue::Seats(seats(&items)),
                 SetField::After => SetValue::Numbers(rows(&items)?),
             };
@@ -271,14 +292,32 @@ mod tests {
         ] {
             assert_eq!(evidence(bad).unwrap_err().exit, Exit::Usage, "{bad}");
         }
+        for big in [
+            "comment=9007199254740992,round=1,candidate=c",
+            "comment=1,round=9007199254740992,candidate=c",
+            "comment=1,round=4294967296,candidate=c",
+        ] {
+            assert_eq!(evidence(big).unwrap_err().exit, Exit::Refused, "{big}");
+        }
     }
 
     #[test]
     fn issues_accept_hashes_and_refuse_words() {
         assert_eq!(
-            issues(&["#12".into(), " 14".into(), "".into()]).unwrap(),
+            issues("--issues", &["#12".into(), " 14".into(), "".into()]).unwrap(),
             vec![12, 14]
         );
-        assert!(issues(&["twelve".into()]).is_err());
+        assert_eq!(
+            issues("--issues", &["twelve".into()]).unwrap_err().exit,
+            Exit::Usage
+        );
+        let big = issues("--issues", &["#9007199254740992".into()]).unwrap_err();
+        assert_eq!(
+            (big.exit, big.message.as_str()),
+            (
+                Exit::Refused,
+                "refused: --issues 9007199254740992 is above 9007199254740991 (2^53-1), the largest number queue.json can hold; give the real number"
+            )
+        );
     }
 }

@@ -11,6 +11,7 @@ mod guard;
 pub mod help;
 mod log;
 mod map_check;
+pub mod number;
 pub mod output;
 mod prime;
 mod read;
@@ -244,6 +245,7 @@ pub enum Verb {
     #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]
     Show {
         /// The row's number (the table's # column)
+        #[arg(value_parser = number::parse)]
         id: u64,
     },
     /// The row a seat should take up next (unlocked read; docs/next.md says how it picks).
@@ -339,6 +341,7 @@ pub enum Verb {
     )]
     Move {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The new status: queued, in-progress, in-review, waiting-on-jason, blocked, parked or
         /// done
@@ -353,7 +356,7 @@ pub enum Verb {
         candidate: Option<String>,
         /// For in-review, the issue the review runs on: one of the row's issues (needed when
         /// it has several)
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = number::parse)]
         issue: Option<u64>,
         /// For done from a round that posted nothing (no reviewers): the approving comment, as
         /// comment=<id>,round=<n>,candidate=<digest>
@@ -375,6 +378,7 @@ pub enum Verb {
     )]
     Release {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         #[command(flatten)]
         change: Change,
@@ -385,6 +389,7 @@ pub enum Verb {
     )]
     Assign {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The seat that becomes the owner (1 to 32 characters of [a-z0-9-])
         seat: String,
@@ -397,6 +402,7 @@ pub enum Verb {
     )]
     Note {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The note, one line (no \ or <); '' clears it
         text: String,
@@ -409,6 +415,7 @@ pub enum Verb {
     )]
     Set {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The field: piece, gate, issues, closes, reviewers, brief or after
         field: String,
@@ -579,6 +586,7 @@ pub enum ReviewVerb {
     )]
     Request {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         #[command(flatten)]
         change: Change,
@@ -590,11 +598,12 @@ pub enum ReviewVerb {
     )]
     Resolve {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The op of the request attempt (as `show` lists it)
         attempt: String,
         /// The id of the comment found on the issue (the N of its #issuecomment-N link)
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = number::parse)]
         comment: u64,
         #[command(flatten)]
         change: Change,
@@ -605,6 +614,7 @@ pub enum ReviewVerb {
     )]
     Abandon {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The op of the request attempt (as `show` lists it)
         attempt: String,
@@ -623,12 +633,13 @@ pub enum ReviewVerb {
     )]
     Record {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// approve or changes
         #[arg(long, value_name = "approve|changes")]
         verdict: String,
         /// The id of the comment carrying your verdict on the round's issue
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = number::parse)]
         comment: u64,
         /// The round's candidate digest as `show` prints it: sha256:<64 hex> or git:<40 hex>
         #[arg(long, value_name = "DIGEST")]
@@ -640,6 +651,7 @@ pub enum ReviewVerb {
     #[command(after_help = "Example:\n  mosaic-queue review verify-commit 3 HEAD")]
     VerifyCommit {
         /// The row's number
+        #[arg(value_parser = number::parse)]
         id: u64,
         /// The commit or tree to check: a sha, branch, tag or HEAD
         #[arg(value_name = "REF")]

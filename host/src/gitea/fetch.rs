@@ -2,6 +2,8 @@
 //! parsable Comment is proof that it exists. The caller decides whether it is the right one
 //! (issue, author, markers); this module only reports what Gitea holds.
 
+use mosaic_queue_core::canon::MAX_SAFE_INTEGER;
+
 use super::exchange::{Exchange, Transport};
 use super::{GiteaConfig, GiteaError};
 use crate::creds::read_token;
@@ -104,7 +106,11 @@ fn issue_of(url: &str) -> Option<u64> {
     {
         return None;
     }
-    number.parse().ok().filter(|&n| n > 0)
+    // An issue number queue.json could not hold is no round's issue.
+    number
+        .parse()
+        .ok()
+        .filter(|&n| (1..=MAX_SAFE_INTEGER).contains(&n))
 }
 
 #[cfg(test)]
@@ -122,6 +128,7 @@ mod tests {
             "https://h/o/r/issues/0",
             "https://h/o/r/issues/+3",
             "https://h/o/r/issues/99999999999999999999999",
+            "https://h/o/r/issues/9007199254740992",
             "12",
         ] {
             assert_eq!(issue_of(url), None, "{url}");

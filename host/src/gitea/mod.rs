@@ -104,7 +104,11 @@ pub(crate) fn positive_id(value: Option<&serde_json::Value>) -> Result<u64, Stri
     use serde_json::Value;
     match value {
         None => Err(String::from("no id")),
-        Some(v) => match v.as_u64().filter(|&id| id > 0) {
+        // Above 2^53-1 queue.json could not hold it: the outcome must not be logged as posted.
+        Some(v) => match v
+            .as_u64()
+            .filter(|&id| (1..=mosaic_queue_core::canon::MAX_SAFE_INTEGER).contains(&id))
+        {
             Some(id) => Ok(id),
             None => Err(match v {
                 Value::String(s) => format!(

@@ -354,6 +354,8 @@ mod tests {
             (br#"{"id": "7"}"#, "the id \"7\" (a string)"),
             (br#"{"id": 0}"#, "the id 0"),
             (br#"{"id": -3}"#, "the id -3"),
+            // queue.json could not hold it: never `posted`.
+            (br#"{"id": 9007199254740992}"#, "the id 9007199254740992"),
             (br#"{"id": 1.5}"#, "the id 1.5"),
             (br#"{"id": null}"#, "the id null"),
             (br#"[7]"#, "no id"),
