@@ -51,7 +51,11 @@ fn set_value(value: &SetValue) -> Result<(), VerbError> {
 /// The numbers of a command as a caller gave it.
 pub fn command(cmd: &Command) -> Result<(), VerbError> {
     match cmd {
-        Command::Add(n) => each("issue", &n.issues),
+        Command::Add(n) => {
+            each("issue", &n.issues)?;
+            each("row id", &n.after)
+        }
+        Command::Take(_) => Ok(()),
         Command::Move(m) => {
             check("row id", m.id)?;
             if let Some(i) = m.issue {
@@ -89,8 +93,10 @@ pub fn args(args: &Args) -> Result<(), VerbError> {
         Args::Genesis(a) => map_rows(&a.rows),
         Args::Add(a) => {
             check("row id", a.id)?;
-            each("issue", &a.issues)
+            each("issue", &a.issues)?;
+            each("row id", &a.after)
         }
+        Args::Take(a) => check("row id", a.id),
         Args::Move(m) => {
             check("row id", m.id)?;
             if let Some(i) = m.issue {
