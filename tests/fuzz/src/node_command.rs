@@ -9,6 +9,11 @@ use mosaic_queue_core::Command;
 /// members is worded by its first member rather than by the member count.
 const KNOWN: &str = "invalid value: map, expected map with a single key";
 
+/// A second documented difference: where an array form holds too many elements, the module
+/// counts the command's own elements, so for an array nested inside a member (accept-history's
+/// `oldWitness` written as an array) its count differs from serde's. Both refuse.
+const KNOWN_LENGTH: &str = "invalid length ";
+
 /// Checks the invariant on one input; panics when it does not hold.
 pub fn check(bytes: &[u8]) {
     let Ok(text) = core::str::from_utf8(bytes) else {
@@ -24,7 +29,8 @@ pub fn check(bytes: &[u8]) {
             assert_eq!(&again, a);
         }
         (Err(a), Err(b)) => {
-            if !b.starts_with(KNOWN) {
+            let both_lengths = a.starts_with(KNOWN_LENGTH) && b.starts_with(KNOWN_LENGTH);
+            if !b.starts_with(KNOWN) && !both_lengths {
                 assert_eq!(a, b, "another error than the derived code's");
             }
         }
