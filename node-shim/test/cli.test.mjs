@@ -177,7 +177,7 @@ test('--json documents and failures pass through the shim unchanged', () => {
     return direct;
   };
   const list = JSON.parse(both(['list', '--json'], 0).stdout);
-  assert.equal(list.revision, 5);
+  assert.equal(list.revision, 7);
   const refused = both(['release', '2', '--op', 'flicker-2-release-9', '--by', 'flicker', '--json'], 2);
   assert.deepEqual(JSON.parse(refused.stdout), {
     error: {
@@ -218,7 +218,7 @@ test('the shim refuses a checkout whose root it does not lie under, as the contr
   const move = run(process.execPath, [cli, 'move', '2', 'blocked', '--reason', 'x', '--op', 'darkwing-2-block-9', '--by', 'darkwing'], { cwd: dir, env });
   assert.equal(move.status, 2);
   assert.equal(run('git', ['status', '--porcelain'], { cwd: dir }).stdout, before);
-  assert.equal(JSON.parse(run(bin, ['list', '--json'], { cwd: dir }).stdout).revision, 5);
+  assert.equal(JSON.parse(run(bin, ['list', '--json'], { cwd: dir }).stdout).revision, 7);
 
   // From a subdirectory, and through a symlink to the root, the copy under the root runs.
   const sub = join(dir, 'docs', 'plans');
