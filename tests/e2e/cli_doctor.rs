@@ -2,29 +2,12 @@
 //! exit code; that it writes nothing (files byte for byte as before, lock included); and that
 //! the command it names cures the state.
 
-use std::os::unix::fs::PermissionsExt;
-
 use serde_json::{Value, json};
-use support::{Holder, Repo, bin, ok};
-
-const HOOK: &str = "scripts/git-hooks/pre-commit";
-
-/// Commits the guard and installs it, so a fresh checkout is healthy.
-fn guarded(repo: &Repo) {
-    std::fs::create_dir_all(repo.path("scripts/git-hooks")).unwrap();
-    repo.write(HOOK, format!("#!/bin/sh\nexec '{}' guard\n", bin()));
-    let exec = std::fs::Permissions::from_mode(0o755);
-    std::fs::set_permissions(repo.path(HOOK), exec.clone()).unwrap();
-    repo.git(&["add", HOOK]);
-    repo.git(&["commit", "-q", "-m", "the guard"]);
-    std::fs::create_dir_all(repo.path(".git/hooks")).unwrap();
-    std::fs::copy(repo.path(HOOK), repo.path(".git/hooks/pre-commit")).unwrap();
-    std::fs::set_permissions(repo.path(".git/hooks/pre-commit"), exec).unwrap();
-}
+use support::{Holder, Repo, ok};
 
 fn ready(name: &str) -> Repo {
     let repo = Repo::new(name);
-    guarded(&repo);
+    repo.install_guard();
     repo
 }
 
@@ -395,7 +378,7 @@ fn an_invalid_queue_json_names_the_byte() {
 #[test]
 fn genesis_not_committed_and_no_queue_yet() {
     let repo = Repo::bare("doctor-genesis");
-    guarded(&repo);
+    repo.install_guard();
     let (text, code, doc) = doctor(&repo);
     assert_eq!(
         (text, code),
@@ -440,7 +423,7 @@ fn the_guard_missing_or_not_ours() {
         "guard: HEAD has no scripts/git-hooks/pre-commit, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`\n"
     );
     assert_eq!(doc["findings"][0]["command"], Value::Null);
-    guarded(&repo);
+    repo.install_guard();
     repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
     let (text, code, _) = doctor(&repo);
     assert_eq!(

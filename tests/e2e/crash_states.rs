@@ -5,29 +5,12 @@
 #[path = "crash/mod.rs"]
 mod crash;
 
-use std::os::unix::fs::PermissionsExt;
-
-use support::{Holder, Repo, bin, ok};
-
-const HOOK: &str = "scripts/git-hooks/pre-commit";
-
-/// Commits the guard and installs it, so doctor's healthy means healthy.
-fn guarded(repo: &Repo) {
-    std::fs::create_dir_all(repo.path("scripts/git-hooks")).unwrap();
-    repo.write(HOOK, format!("#!/bin/sh\nexec '{}' guard\n", bin()));
-    let exec = std::fs::Permissions::from_mode(0o755);
-    std::fs::set_permissions(repo.path(HOOK), exec.clone()).unwrap();
-    repo.git(&["add", HOOK]);
-    repo.git(&["commit", "-q", "-m", "the guard"]);
-    std::fs::create_dir_all(repo.path(".git/hooks")).unwrap();
-    std::fs::copy(repo.path(HOOK), repo.path(".git/hooks/pre-commit")).unwrap();
-    std::fs::set_permissions(repo.path(".git/hooks/pre-commit"), exec).unwrap();
-}
+use support::{Holder, Repo, ok};
 
 /// A committed genesis with the guard active.
 fn ready(name: &str) -> Repo {
     let repo = Repo::new(name);
-    guarded(&repo);
+    repo.install_guard();
     repo
 }
 
@@ -163,7 +146,7 @@ fn set() -> (Repo, Vec<String>) {
 
 fn genesis() -> (Repo, Vec<String>) {
     let repo = Repo::bare("crash-genesis");
-    guarded(&repo);
+    repo.install_guard();
     let map = repo.map_path();
     let args = change(
         &["genesis", "--map", map.to_str().unwrap()],
