@@ -295,9 +295,11 @@ fn reads_ahead_of_the_witness_say_not_confirmed_durable() {
         "ok darkwing-2-start rev 2 move 2 queued -> in-progress\n"
     );
     assert_eq!(repo.witness().unwrap()["revision"], 2);
+    // The retry writes queue.json again (same bytes, a new inode), so the read view that names
+    // the file's identity is renewed with the witness.
     let after = repo.snapshot();
     for (name, bytes) in &before {
-        if name != WITNESS {
+        if name != WITNESS && name != ".git/mosaic-queue.view" {
             assert!(after[name] == *bytes, "{name} is unchanged by the retry");
         }
     }

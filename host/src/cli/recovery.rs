@@ -9,9 +9,9 @@ use super::write::{LOCK_WAIT, here, table_text};
 use super::{Change, CliResult, Failure, actor, args};
 use crate::checkout;
 use crate::clock;
-use crate::io::{Io, RealIo};
+use crate::io::RealIo;
 use crate::seam;
-use crate::store::{self, StoreError, lock};
+use crate::store::{self, lock};
 
 /// `accept-history --op ID --reason TEXT --yes [--by NAME]`.
 pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
@@ -76,14 +76,7 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
                 }
             };
             if finish {
-                io.sync_dir(&paths.plans)
-                    .map_err(|source| StoreError::NotDurable {
-                        rev: loaded.queue.revision(),
-                        step: "fsync of docs/plans",
-                        source,
-                    })?;
-                store::sweep_temps(&io, &paths);
-                store::write_witness(&io, &paths, &loaded.queue, None, &loaded.sha, &at)?;
+                store::confirm_tail(&io, &paths, &loaded, None, &at)?;
             }
             super::output::receipt_of(&loaded.queue, &change.op, true)?;
         }

@@ -1,6 +1,7 @@
-//! `sync [--op ID]`: confirms a visible tail. Under the lock it fsyncs docs/plans and writes the
-//! witness for a file that is ahead of it, then names each op that became durable without its
-//! receipt printing, so the seat that ran it can be told. It logs nothing.
+//! `sync [--op ID]`: confirms a visible tail. Under the lock it writes the verified file again
+//! (temp, fsync, rename, fsync of docs/plans) and then the witness for a file that is ahead of
+//! it, then names each op that became durable without its receipt printing, so the seat that
+//! ran it can be told. It logs nothing.
 
 use mosaic_queue_core::Entry;
 
@@ -112,17 +113,10 @@ fn confirmed_rev(loaded: &Loaded) -> Result<u64, Failure> {
     }
 }
 
-/// Makes the file on disk durable: fsync of docs/plans (the rename that made it visible may
-/// not have reached it), then the witness.
+/// Makes the file on disk durable: written again from the bytes read and verified (the rename
+/// that made it visible may not have reached the disk, or its fsync failed), then the witness.
 fn confirm(io: &dyn Io, paths: &Paths, loaded: &Loaded, at: &str) -> Result<(), StoreError> {
-    io.sync_dir(&paths.plans)
-        .map_err(|source| StoreError::NotDurable {
-            rev: loaded.queue.revision(),
-            step: "fsync of docs/plans",
-            source,
-        })?;
-    store::sweep_temps(io, paths);
     // Loaded unchecked: the chain is hashed from genesis, not continued from the old witness.
-    store::write_witness(io, paths, &loaded.queue, None, &loaded.sha, at)?;
+    store::confirm_tail(io, paths, loaded, None, at)?;
     Ok(())
 }

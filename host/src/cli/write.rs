@@ -89,21 +89,9 @@ pub(super) fn apply(
             store::sweep_temps(&io, paths);
             if loaded.ahead_of_witness() {
                 // The writer that made this tail visible may have died before its fsync of
-                // docs/plans; the witness must not vouch for a rename that is not durable.
-                io.sync_dir(&paths.plans)
-                    .map_err(|source| store::StoreError::NotDurable {
-                        rev: loaded.queue.revision(),
-                        step: "fsync of docs/plans",
-                        source,
-                    })?;
-                store::write_witness(
-                    &io,
-                    paths,
-                    &loaded.queue,
-                    loaded.checked_witness(),
-                    &loaded.sha,
-                    &at,
-                )?;
+                // docs/plans, or seen it fail: the file is written again before the witness
+                // vouches for it.
+                store::confirm_tail(&io, paths, &loaded, loaded.checked_witness(), &at)?;
             }
             finish_table(&io, paths, &loaded.queue)?;
             super::output::receipt_of(&loaded.queue, op, true)?;
@@ -237,14 +225,7 @@ fn retry_genesis(io: &dyn Io, paths: &Paths, op: &str, by: &str, at: &str) -> Cl
     }
     checkout::check_queue(paths, &loaded.queue)?;
     if loaded.witness.is_none() && loaded.queue.revision() == 1 {
-        store::sweep_temps(io, paths);
-        io.sync_dir(&paths.plans)
-            .map_err(|source| store::StoreError::NotDurable {
-                rev: 1,
-                step: "fsync of docs/plans",
-                source,
-            })?;
-        store::write_witness(io, paths, &loaded.queue, None, &loaded.sha, at)?;
+        store::confirm_tail(io, paths, &loaded, None, at)?;
     }
     finish_table(io, paths, &loaded.queue)?;
     super::output::receipt_of(&loaded.queue, op, true)

@@ -19,7 +19,8 @@ use crate::exit::Exit;
 use crate::io::{FsKind, Io};
 
 pub use write::{
-    Committed, commit, create, leftover_temps, sweep_temps, write_table, write_witness,
+    Committed, commit, confirm_tail, create, leftover_temps, sweep_temps, write_table,
+    write_witness,
 };
 
 /// The queue's files in a checkout.

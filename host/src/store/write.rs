@@ -101,6 +101,47 @@ pub fn write_witness(
     Ok(witness)
 }
 
+/// Makes a visible tail durable, then writes its witness: what `sync`, the retry of an op and
+/// a finished genesis or accept-history do for a file ahead of its witness. The writer that
+/// made the tail visible may have died before its fsync of docs/plans, or seen that fsync
+/// fail; a failed fsync is never retried as if it could succeed (the kernel may have dropped
+/// what it could not write back and report the next fsync clean). So the file is written again
+/// from the bytes this writer read and verified: a fresh temp file and its fsync, the same check
+/// that nothing changed since the read, the rename and the fsync of docs/plans. Only then does
+/// the witness vouch for it. `prev` is as for `write_witness`.
+pub fn confirm_tail(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    prev: Option<&Witness>,
+    at: &str,
+) -> Result<Witness, StoreError> {
+    let rev = loaded.queue.revision();
+    let not_durable = |step| move |source| StoreError::NotDurable { rev, step, source };
+    sweep_temps(io, paths);
+    let temp = temp_beside(&paths.queue_json);
+    io.create_synced(&temp, &loaded.bytes)
+        .map_err(not_durable("rewriting queue.json"))?;
+    seam::step("confirm-temp-written");
+    let on_disk = io.read(&paths.queue_json);
+    if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
+        let _ = io.remove(&temp);
+        return match on_disk {
+            Ok(_) => Err(StoreError::Changed),
+            Err(e) => Err(io_err("re-read", &paths.queue_json)(e)),
+        };
+    }
+    if let Err(e) = io.rename(&temp, &paths.queue_json) {
+        let _ = io.remove(&temp);
+        return Err(not_durable("rewriting queue.json")(e));
+    }
+    seam::step("confirm-renamed");
+    io.sync_dir(&paths.plans)
+        .map_err(not_durable("fsync of docs/plans"))?;
+    seam::step("confirm-dir-synced");
+    write_witness(io, paths, &loaded.queue, prev, &loaded.sha, at)
+}
+
 /// Writes `new` (the loaded queue plus one entry) through every durability point, then the
 /// table. `md` is QUEUE.md as read under the lock, already checked to have its markers.
 pub fn commit(

@@ -3,6 +3,7 @@
 //! each (`check`). `MOSAIC_CRASH_FULL=1` checks every state; otherwise a spread sample.
 
 pub mod check;
+pub mod fsyncgate;
 pub mod model;
 pub mod sweep;
 
