@@ -73,6 +73,20 @@ export interface Written {
   revision: number;
   /** True when the op was already in the log: nothing changed. */
   recorded: boolean;
+  /**
+   * The review request attempt the op opened (a move into review on a row with reviewers, or
+   * a review request): post `body` on `issue` as `login`, then log the outcome as op
+   * `<attempt>.outcome`. `null` for every other op.
+   */
+  request: ReviewRequest | null;
+}
+
+export interface ReviewRequest {
+  id: number;
+  issue: number;
+  attempt: string;
+  login: string;
+  body: string;
 }
 
 export interface Stamp {

@@ -66,6 +66,7 @@ function written(w) {
       body: w.body,
       revision: w.revision,
       recorded: w.recorded,
+      request: JSON.parse(w.request),
     };
   } finally {
     w.free();

@@ -73,6 +73,18 @@ impl Verb {
     }
 }
 
+impl Verb {
+    /// The verb as typed on the command line: the review verbs are `review`'s subcommands
+    /// (`review request`), every other verb is its log name.
+    pub fn command_line(self) -> String {
+        let name = self.as_str();
+        match name.strip_prefix("review-") {
+            Some(sub) => alloc::format!("review {sub}"),
+            None => String::from(name),
+        }
+    }
+}
+
 impl fmt::Display for Verb {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -31,6 +31,6 @@ pub use error::{
     CanonError, MapError, QueueError, ReplayError, ReviewError, TableError, VerbError, WitnessError,
 };
 pub use model::{QueueFile, Row, Status, Witness};
-pub use queue::{Outcome, Queue};
+pub use queue::{Outcome, Queue, ReviewRequest};
 pub use table::BodyStatus;
 pub use verbs::Command;

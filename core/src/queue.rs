@@ -13,6 +13,7 @@ use crate::model::{FORMAT_VERSION, QueueFile, Row, Witness};
 use crate::next;
 use crate::render::render_body;
 use crate::replay::replay;
+use crate::review;
 use crate::rules;
 use crate::state::State;
 use crate::table::{self, BodyStatus};
@@ -28,10 +29,21 @@ pub struct Queue {
 /// What `execute` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// A new entry at `rev`; the caller must write the file before printing the receipt.
-    Applied { rev: u64, receipt: String },
-    /// The op was already in the log: its original receipt, nothing changed.
-    Recorded { rev: u64, receipt: String },
+    /// A new entry at `rev`; the caller must write the file before printing the receipt. When
+    /// the entry opened a review request attempt, `request` is the comment to post next.
+    Applied {
+        rev: u64,
+        receipt: String,
+        request: Option<ReviewRequest>,
+    },
+    /// The op was already in the log: its original receipt, nothing changed. `request` names
+    /// the attempt the op opened, whose outcome the log already holds or still waits for; it
+    /// is never posted again.
+    Recorded {
+        rev: u64,
+        receipt: String,
+        request: Option<ReviewRequest>,
+    },
     /// A `take` found no queued row for its actor (`held`: the row `next` names, already in
     /// progress for the actor, if that is why). Nothing was written.
     NothingToTake { held: Option<u64> },
@@ -47,6 +59,28 @@ impl Outcome {
             Outcome::NothingToTake { .. } => NOTHING_TO_TAKE,
         }
     }
+
+    /// The review request attempt the op opened, if it opened one.
+    pub fn request(&self) -> Option<&ReviewRequest> {
+        match self {
+            Outcome::Applied { request, .. } | Outcome::Recorded { request, .. } => {
+                request.as_ref()
+            }
+            Outcome::NothingToTake { .. } => None,
+        }
+    }
+}
+
+/// A review request attempt to post: on `issue`, as Gitea user `login`, the comment `body`;
+/// its outcome is then logged as op `<attempt>.outcome` on row `id`. The core decides that a
+/// change opens one and what it says; the host only carries it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReviewRequest {
+    pub id: u64,
+    pub issue: u64,
+    pub attempt: String,
+    pub login: String,
+    pub body: String,
 }
 
 impl Queue {
@@ -116,6 +150,7 @@ impl Queue {
             return Ok(Outcome::Recorded {
                 rev,
                 receipt: entry.receipt.clone(),
+                request: self.request_opened_by(op),
             });
         }
         if let Command::Take(_) = cmd {
@@ -129,7 +164,30 @@ impl Queue {
         let args = cmd.normalize(&self.state, rev, by)?;
         let semantics = self.semantics_for(&args);
         let receipt = self.append_new(args, op, by, at, semantics)?;
-        Ok(Outcome::Applied { rev, receipt })
+        Ok(Outcome::Applied {
+            rev,
+            receipt,
+            request: self.request_opened_by(op),
+        })
+    }
+
+    /// The review request attempt `op` opened: a `move` into review on a row with reviewers,
+    /// or a `review request`. `None` for every other entry.
+    pub fn request_opened_by(&self, op: &str) -> Option<ReviewRequest> {
+        let id = match &self.entry_for_op(op)?.args {
+            Args::Move(m) => m.id,
+            Args::ReviewRequest(r) => r.id,
+            _ => return None,
+        };
+        let row = self.state.row(id).ok()?;
+        let (round, attempt) = review::locate(row, op)?;
+        Some(ReviewRequest {
+            id,
+            issue: round.issue.unwrap_or(0),
+            attempt: String::from(op),
+            login: String::from(rules::gitea_login(&attempt.by)),
+            body: review::comment::request_body(row, round, attempt),
+        })
     }
 
     /// The semantics a new entry is written under: 2 until the queue first takes a row or

@@ -103,9 +103,10 @@ impl Drop for Wiped {
     }
 }
 
-/// The seat's Gitea login: the lead posts as `jarvis`, every other seat as itself.
+/// The seat's Gitea login, by the core's rule: the lead posts as `jarvis`, every other seat
+/// as itself.
 pub fn login_of(seat: &str) -> &str {
-    if seat == "lead" { "jarvis" } else { seat }
+    mosaic_queue_core::rules::gitea_login(seat)
 }
 
 /// The path suffix that the seat's own token file has.

@@ -31,6 +31,7 @@ test('a write returns new bytes, its receipt and the new body; a retry changes n
   assert.equal(w.receipt, `ok lead-add-shim-docs rev ${revision} add ${id} queued`);
   assert.equal(w.revision, revision);
   assert.equal(w.recorded, false);
+  assert.equal(w.request, null);
   assert.ok(w.bytes instanceof Uint8Array);
   const file = parse(w.bytes);
   assert.deepEqual(file.rows.at(-1).issues, [1529, 1530]);

@@ -8,7 +8,7 @@ mod refusal;
 pub use command::read as read_command;
 
 use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::{Outcome, Queue, Row, canon, map, snapshot, table};
+use mosaic_queue_core::{Outcome, Queue, ReviewRequest, Row, canon, map, snapshot, table};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -24,6 +24,7 @@ pub struct Written {
     body: String,
     revision: u64,
     recorded: bool,
+    request: Option<ReviewRequest>,
 }
 
 #[wasm_bindgen]
@@ -54,6 +55,27 @@ impl Written {
     pub fn recorded(&self) -> bool {
         self.recorded
     }
+
+    /// The review request attempt the op opened, as JSON (`id`, `issue`, `attempt`, `login`,
+    /// `body`), or `null`: what the caller posts next, as the native CLI does.
+    #[wasm_bindgen(getter)]
+    pub fn request(&self) -> String {
+        #[derive(Serialize)]
+        struct Request<'a> {
+            id: u64,
+            issue: u64,
+            attempt: &'a str,
+            login: &'a str,
+            body: &'a str,
+        }
+        json(&self.request.as_ref().map(|r| Request {
+            id: r.id,
+            issue: r.issue,
+            attempt: &r.attempt,
+            login: &r.login,
+            body: &r.body,
+        }))
+    }
 }
 
 impl Written {
@@ -64,6 +86,7 @@ impl Written {
             body: queue.render_body(),
             revision: queue.revision(),
             recorded,
+            request: None,
         }
     }
 }
@@ -178,19 +201,32 @@ pub fn apply(
 ) -> Result<Written, Refusal> {
     let command = command::read(command_json).map_err(|e| misfit("command", &e))?;
     let mut queue = Queue::verify(bytes)?;
-    let (receipt, recorded) = match semantics {
+    let (receipt, recorded, request) = match semantics {
         None => match queue.execute(&command, op, by, at)? {
-            Outcome::Applied { receipt, .. } => (receipt, false),
-            Outcome::Recorded { receipt, .. } => (receipt, true),
+            Outcome::Applied {
+                receipt, request, ..
+            } => (receipt, false, request),
+            Outcome::Recorded {
+                receipt, request, ..
+            } => (receipt, true, request),
             // Nothing written: the bytes are the input's, like a recorded op's.
-            outcome @ Outcome::NothingToTake { .. } => (String::from(outcome.receipt()), true),
+            outcome @ Outcome::NothingToTake { .. } => {
+                (String::from(outcome.receipt()), true, None)
+            }
         },
         Some(semantics) => {
             let args = command.normalize(queue.state(), queue.revision() + 1, by)?;
-            (queue.append_entry(args, op, by, at, semantics)?, false)
+            (
+                queue.append_entry(args, op, by, at, semantics)?,
+                false,
+                None,
+            )
         }
     };
-    Ok(Written::of(&queue, receipt, recorded))
+    Ok(Written {
+        request,
+        ..Written::of(&queue, receipt, recorded)
+    })
 }
 
 /// The table body for a verified queue.

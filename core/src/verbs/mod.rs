@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::entry::{
     AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, CURRENT_SEMANTICS, IdArgs, MoveArgs,
-    NoteArgs, OutcomeArgs, RecordArgs, ResolveArgs, SetArgs, SetValue,
+    NoteArgs, OutcomeArgs, RecordArgs, ResolveArgs, SetArgs, SetValue, Verb,
 };
 use crate::error::VerbError;
 use crate::model::{Status, Witness};
@@ -117,6 +117,25 @@ pub struct AcceptHistoryCmd {
 pub const AT_MOST_ONCE_NOTICE: &str = "at-most-once does not hold for ops lost before this entry; their op ids are no longer deduplicated";
 
 impl Command {
+    /// The verb this command logs.
+    pub fn verb(&self) -> Verb {
+        match self {
+            Command::Add(_) => Verb::Add,
+            Command::Move(_) => Verb::Move,
+            Command::Release(_) => Verb::Release,
+            Command::Assign(_) => Verb::Assign,
+            Command::Note(_) => Verb::Note,
+            Command::Set(_) => Verb::Set,
+            Command::AcceptHistory(_) => Verb::AcceptHistory,
+            Command::ReviewRequest(_) => Verb::ReviewRequest,
+            Command::ReviewOutcome(_) => Verb::ReviewOutcome,
+            Command::ReviewResolve(_) => Verb::ReviewResolve,
+            Command::ReviewAbandon(_) => Verb::ReviewAbandon,
+            Command::ReviewRecord(_) => Verb::ReviewRecord,
+            Command::Take(_) => Verb::Take,
+        }
+    }
+
     /// The entry arguments this command becomes at revision `rev` of `state` when `by` gives
     /// it (`take` names the row `next` gives `by`).
     pub fn normalize(&self, state: &State, rev: u64, by: &str) -> Result<Args, VerbError> {

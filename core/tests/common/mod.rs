@@ -84,6 +84,7 @@ pub fn run(sc: &Scenario) -> Queue {
                 .map(|receipt| Outcome::Applied {
                     rev: queue.revision(),
                     receipt,
+                    request: None,
                 }),
         };
         let got = match result {

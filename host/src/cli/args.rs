@@ -5,14 +5,15 @@
 use std::path::Path;
 
 use mosaic_queue_core::entry::{
-    AssignArgs, Evidence, IdArgs, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,
+    AssignArgs, Evidence, IdArgs, MoveArgs, NoteArgs, RecordArgs, SetArgs, SetField, SetValue,
 };
+use mosaic_queue_core::model::VerdictKind;
 use mosaic_queue_core::review::manifest;
-use mosaic_queue_core::verbs::{Command, NewRow};
+use mosaic_queue_core::verbs::{AbandonCmd, Command, NewRow};
 use mosaic_queue_core::{Status, rules};
 
 use super::number::{self, NumberError};
-use super::{Change, Failure, Verb};
+use super::{Change, Failure, ReviewVerb, Verb};
 use crate::git;
 
 fn status(s: &str) -> Result<Status, Failure> {
@@ -263,6 +264,54 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 }),
                 change,
             )
+        }
+        Verb::Review {
+            verb: ReviewVerb::Request { id, change },
+        } => (Command::ReviewRequest(IdArgs { id }), change),
+        Verb::Review {
+            verb:
+                ReviewVerb::Abandon {
+                    id,
+                    attempt,
+                    reason,
+                    yes,
+                    change,
+                },
+        } => (
+            Command::ReviewAbandon(AbandonCmd {
+                id,
+                attempt,
+                reason,
+                yes,
+            }),
+            change,
+        ),
+        Verb::Review {
+            verb:
+                ReviewVerb::Record {
+                    id,
+                    verdict,
+                    comment,
+                    candidate,
+                    change,
+                },
+        } => {
+            let verdict = match verdict.as_str() {
+                "approve" => VerdictKind::Approve,
+                "changes" => VerdictKind::Changes,
+                other => {
+                    return Err(Failure::usage(format!(
+                        "--verdict {other:?}: write approve or changes"
+                    )));
+                }
+            };
+            let record = RecordArgs {
+                id,
+                verdict,
+                comment,
+                candidate,
+            };
+            (Command::ReviewRecord(record), change)
         }
         other => unreachable!("not a change verb: {other:?}"),
     })

@@ -8,14 +8,10 @@ use mosaic_queue_core::rules;
 
 use super::snapshot::take;
 use super::verify_snapshot::check_bytes;
-use super::write::{LOCK_WAIT, here};
 use super::{CliResult, Failure, actor};
-use crate::clock;
 use crate::commit::active;
 use crate::commit::git::{self, QUEUE_PATHS, TempIndex};
-use crate::io::RealIo;
-use crate::seam;
-use crate::store::lock::{self, RealProbe};
+use crate::store::session::{self, Session};
 
 /// What the lead runs when the index could not be reconciled safely.
 const RESET: &str = "git reset -q -- docs/plans/queue.json docs/plans/QUEUE.md";
@@ -28,7 +24,7 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
             "refused: commit is for the lead, jason or sage only, not {by}"
         )));
     }
-    let paths = here()?;
+    let paths = session::locate()?;
     let root = paths.root.as_path();
     let refused = |e: String| Failure::refused(e);
 
@@ -66,17 +62,8 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
 
     // 2. The snapshot, under the lock, which is held to the end so no op lands between what
     // was verified and what is published from this checkout.
-    let io = RealIo;
-    let held = lock::acquire_with(
-        &io,
-        &RealProbe,
-        &paths,
-        None,
-        "commit",
-        &clock::now(),
-        seam::lock_wait(LOCK_WAIT),
-    )?;
-    let (loaded, md) = take(&io, &paths, "commit")?;
+    let held = Session::begin(&paths, None, "commit")?;
+    let (loaded, md) = take(&held, "commit")?;
     let rev = loaded.queue.revision();
 
     // 3 and 4. The base from the object database, and the snapshot verified against it by the
@@ -123,7 +110,7 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
 
     reconcile(root, &head, &new, rev)?;
     crate::say!("ok commit {new} (queue rev {rev})");
-    super::release_after_answer(held)?;
+    held.release_after_answer();
     Ok(())
 }
 

@@ -3,15 +3,15 @@
 //! shows the work nobody has logged anything on for a while.
 
 use mosaic_queue_core::queue::NOTHING_TO_TAKE;
-use mosaic_queue_core::state::State;
 use mosaic_queue_core::verbs::{Command, TakeCmd};
-use mosaic_queue_core::{Row, Status, next, stale};
+use mosaic_queue_core::{Outcome, Row, Status, next, stale};
 use serde::Serialize;
 
-use super::{Change, CliResult, actor, args, read, write};
+use super::output::acknowledge;
+use super::{Change, CliResult, actor, args, read};
 use crate::clock;
-use crate::io::RealIo;
 use crate::store::Paths;
+use crate::store::session;
 
 /// What `take --json` prints when there is nothing to take: its one document.
 #[derive(Serialize)]
@@ -27,13 +27,17 @@ struct NothingJson<'a> {
 pub fn take(change: &Change) -> CliResult {
     args::check_op(&change.op)?;
     let by = actor(&change.by)?;
-    take_in(&write::here()?, &change.op, &by)
+    take_in(&session::locate()?, &change.op, &by)
 }
 
 /// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too.
 pub(super) fn take_in(paths: &Paths, op: &str, by: &str) -> CliResult {
-    write::apply(paths, &Command::Take(TakeCmd {}), op, by)?;
-    Ok(())
+    let take = Command::Take(TakeCmd {});
+    let (outcome, _) = session::change(paths, &take, op, by, acknowledge(op))?;
+    match outcome {
+        Outcome::NothingToTake { held } => nothing_to_take(by, held),
+        Outcome::Applied { .. } | Outcome::Recorded { .. } => Ok(()),
+    }
 }
 
 /// What `take` prints when it writes nothing: `nothing to take`, and why when the seat already
@@ -51,19 +55,6 @@ pub(super) fn nothing_to_take(by: &str, held: Option<u64>) -> CliResult {
         });
     }
     super::out(&format!("{text}\n"))
-}
-
-/// A row's dependencies for `show`: `#3 (done), #5`.
-pub(super) fn after_text(st: &State, row: &Row) -> String {
-    let parts: Vec<String> = row
-        .after
-        .iter()
-        .map(|&id| match st.row(id) {
-            Ok(r) if r.status == Status::Done => format!("#{id} (done)"),
-            _ => format!("#{id}"),
-        })
-        .collect();
-    parts.join(", ")
 }
 
 #[derive(Serialize)]
@@ -86,7 +77,7 @@ struct ExplainJson<'a> {
 /// order, with why; done rows are counted, not listed.
 pub fn next_explained(seat: Option<String>) -> CliResult {
     let seat = read::seat_or_agent(seat, "next")?;
-    next_explained_in(&write::here()?, &seat)
+    next_explained_in(&session::locate()?, &seat)
 }
 
 /// `next SEAT --explain` in the checkout at `paths`; `demo` runs it too.
@@ -162,8 +153,8 @@ struct StaleListJson<'a> {
 /// or older, oldest first, with their owners. The log is needed, so this is a full read.
 pub fn list_stale(days: u32) -> CliResult {
     let json = super::output::json();
-    let paths = write::here()?;
-    let loaded = read::load_unlocked(&RealIo, &paths)?;
+    let paths = session::locate()?;
+    let loaded = read::load_unlocked(&paths)?;
     let (queue, durable) = (&loaded.queue, !loaded.ahead_of_witness());
     let cutoff = clock::format_millis(clock::now_millis() - i64::from(days) * DAY_MS);
     let found = stale::stale(queue.rows(), &queue.file().log, &cutoff);

@@ -10,8 +10,8 @@ use clap::Parser;
 
 use super::{Cli, CliResult, Failure, Verb, args, coord, guard, write};
 use crate::checkout;
-use crate::io::RealIo;
-use crate::store::{self, Paths};
+use crate::store::Paths;
+use crate::store::session;
 
 /// The sample migration map's table (the core's `examples/demo.rs` uses the same rows).
 const MAP_TABLE: &str = "\
@@ -128,7 +128,7 @@ fn build(dir: &Path) -> CliResult {
     let paths = checkout::locate(dir)?;
     write_file(&paths.queue_md, QUEUE_MD)?;
     // Checked before anything is committed: the durability claims need one of these.
-    store::check_filesystem(&RealIo, &paths).map_err(|e| {
+    session::check_filesystem(&paths).map_err(|e| {
         Failure::refused(format!(
             "cannot build the demo in {}: {e}; set TMPDIR to a directory on one of them",
             std::env::temp_dir().display()
@@ -174,7 +174,7 @@ fn build(dir: &Path) -> CliResult {
     // doctor: the read-only check that names anything stuck and the command that cures it.
     crate::say!("# doctor: anything stuck, and the command that cures it");
     crate::say!("$ mosaic-queue doctor");
-    let report = crate::doctor::inspect(&RealIo, dir)
+    let report = crate::doctor::inspect_checkout(dir)
         .map_err(|e| Failure::failed(format!("doctor could not look: {e}")))?;
     for f in &report.findings {
         crate::say!("{}", f.line());

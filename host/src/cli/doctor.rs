@@ -4,13 +4,12 @@
 
 use super::{CliResult, Failure};
 use crate::doctor;
-use crate::io::RealIo;
 
 /// `doctor [--json]`.
 pub fn doctor() -> CliResult {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
-    let report = doctor::inspect(&RealIo, &cwd).map_err(|e| Failure::failed(e.to_string()))?;
+    let report = doctor::inspect_checkout(&cwd).map_err(|e| Failure::failed(e.to_string()))?;
     if super::output::json() {
         super::output::document(&report)?;
     } else {

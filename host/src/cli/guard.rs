@@ -9,10 +9,9 @@ use mosaic_queue_core::rules;
 use rustix::fs::{self as rfs, Mode, OFlags};
 use sha2::{Digest, Sha256};
 
-use super::write::here;
 use super::{CliResult, Failure, actor};
 use crate::git;
-use crate::io::{Io, RealIo};
+use crate::store::session;
 
 /// The two files only `mosaic-queue commit` may commit.
 pub const QUEUE_PATHS: [&str; 2] = ["docs/plans/queue.json", "docs/plans/QUEUE.md"];
@@ -92,7 +91,7 @@ pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'stat
 /// `install-hook --by NAME`.
 pub fn install_hook(by: &Option<String>) -> CliResult {
     let by = actor(by)?;
-    let paths = here()?;
+    let paths = session::locate()?;
     crate::say!("{}", install_hook_in(&paths.root, &by)?);
     Ok(())
 }
@@ -116,8 +115,7 @@ pub(super) fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> 
         )));
     }
     // O_NOFOLLOW: a symlink swapped in after the check above fails here instead of being read.
-    let bytes = RealIo
-        .read(&source)
+    let bytes = session::read_file(&source)
         .map_err(|e| Failure::failed(format!("cannot read {HOOK_SOURCE}: {e}")))?;
     write_hook(&root.join(HOOK_TARGET), &bytes)
         .map_err(|e| Failure::failed(format!("cannot install {HOOK_TARGET}: {e}")))?;

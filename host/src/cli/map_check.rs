@@ -6,13 +6,13 @@ use std::path::Path;
 
 use mosaic_queue_core::map;
 
-use super::write::here;
 use super::{CliResult, Failure};
 use crate::git;
+use crate::store::session;
 
 /// `map-check --map FILE`: exit 0 with no drift, else the report and exit 2.
 pub fn map_check(map_path: &Path) -> CliResult {
-    let paths = here()?;
+    let paths = session::locate()?;
     let map_text = std::fs::read_to_string(map_path)
         .map_err(|e| Failure::failed(format!("cannot read the map {}: {e}", map_path.display())))?;
     let map = map::parse(&map_text)

@@ -36,6 +36,7 @@ use crate::exit::Exit;
 use crate::sandbox::SandboxError;
 use crate::store::StoreError;
 use crate::store::lock::LockError;
+use crate::store::session::SessionError;
 
 /// A failed command: the one line to print, how the command ends, and for `--json` its stable
 /// kind and whether the same command may simply be run again.
@@ -149,6 +150,20 @@ impl From<CheckoutError> for Failure {
     }
 }
 
+/// A session error is its inner domain's failure (kind and retry included), or its own line.
+impl From<SessionError> for Failure {
+    fn from(e: SessionError) -> Failure {
+        match e {
+            SessionError::Checkout(e) => e.into(),
+            SessionError::Lock(e) => e.into(),
+            SessionError::Store(e) => e.into(),
+            SessionError::Verb(e) => e.into(),
+            SessionError::Queue(e) => e.into(),
+            other => Failure::new(other.exit(), other.to_string()),
+        }
+    }
+}
+
 impl From<VerbError> for Failure {
     fn from(e: VerbError) -> Failure {
         Failure::refused(format!("refused: {e}")).kind(e.kind())
@@ -170,24 +185,6 @@ impl From<QueueError> for Failure {
 pub type CliResult = Result<(), Failure>;
 
 pub use output::out;
-
-/// Releases the lock once the command's answer has printed. A failure then cannot undo what
-/// was acknowledged, so it is a warning naming the cure (the lock may be left, dead once this
-/// process exits), not a failed exit.
-pub fn release_after_answer(held: crate::store::lock::Lock<'_>) -> CliResult {
-    use crate::store::lock::LockError;
-    use std::io::Write;
-    let line = match held.release() {
-        Ok(()) => return Ok(()),
-        // Someone else removed or replaced it: what to check is in the message.
-        Err(e @ LockError::Lost { .. }) => format!("warning: done, but {e}"),
-        Err(e) => format!(
-            "warning: done, but the queue lock may not be released ({e}); if `mosaic-queue doctor` names a dead lock, run `mosaic-queue unlock`"
-        ),
-    };
-    let _ = writeln!(std::io::stderr(), "{line}");
-    Ok(())
-}
 
 /// `println!` that returns a `Failure` instead of panicking on a closed stdout.
 #[macro_export]
@@ -775,7 +772,15 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Review {
             verb: ReviewVerb::VerifyCommit { id, reference },
         } => review_commit::verify_commit(id, &reference),
-        Verb::Review { verb } => review::run(verb),
+        Verb::Review {
+            verb:
+                ReviewVerb::Resolve {
+                    id,
+                    attempt,
+                    comment,
+                    change,
+                },
+        } => review::resolve(id, &attempt, comment, &change),
         change_verb => {
             let (command, change) = args::command(change_verb)?;
             write::change(&command, &change)

@@ -195,6 +195,11 @@ pub fn receipt_of(queue: &Queue, op: &str, recorded: bool) -> CliResult {
     }
 }
 
+/// What a store session calls once `op` is durable (or found recorded): prints its receipt.
+pub fn acknowledge(op: &str) -> impl FnOnce(&Queue, bool) -> CliResult + '_ {
+    move |queue, recorded| receipt_of(queue, op, recorded)
+}
+
 /// Ends a `--json` run: prints its one document and returns the exit code. `verb` is the
 /// command's name; `change` whether it is a verb that writes one log entry (its receipt is the
 /// document). A failure's line still goes to stderr (the caller prints it).

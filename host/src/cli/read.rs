@@ -1,81 +1,41 @@
-//! The unlocked reads: list, show, next (and `log`'s loading). They read the witness, then the read view or
-//! queue.json, without the lock. A file ahead of the witness is reported as visible, not confirmed durable; any other
-//! disagreement takes the lock and looks again, so a write in progress never reads as loss.
+//! The unlocked reads: list, show, next (and `log`'s loading). The store session reads the witness, then the read
+//! view or queue.json, without the lock (`session::read_unlocked`); a file ahead of the witness
+//! is reported here as visible, not confirmed durable.
 
 use mosaic_queue_core::render::render_body;
 use mosaic_queue_core::state::State;
-use mosaic_queue_core::{Row, next};
+use mosaic_queue_core::{Row, Status, next};
 use serde::Serialize;
 
 use super::{CliResult, Failure};
-use crate::checkout;
-use crate::clock;
-use crate::io::RealIo;
-use crate::store::{self, lock, view};
+use crate::store::session::{self, Seen};
+use crate::store::{Loaded, Paths};
 
-/// What a read shows: the state and whether the witness confirms it durable.
-pub(super) struct Snapshot {
-    pub(super) state: State,
-    pub(super) durable: bool,
-}
-
-/// Loads for a read. The read view answers when the witness and queue.json are exactly what
-/// the last durable write left; otherwise the file is read and replayed unlocked, and once
-/// more under the lock if that failed.
-pub(super) fn load_for_read() -> Result<Snapshot, Failure> {
-    let cwd = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
-    load_for_read_in(&checkout::locate(&cwd)?)
+/// Loads for a read in the checkout around the working directory.
+pub(super) fn load_for_read() -> Result<Seen, Failure> {
+    load_for_read_in(&session::locate()?)
 }
 
 /// `load_for_read` in the checkout at `paths` (the demo reads its scratch checkout).
-pub(super) fn load_for_read_in(paths: &store::Paths) -> Result<Snapshot, Failure> {
-    let io = RealIo;
-    if let Ok(Some(witness)) = store::read_witness(&io, paths)
-        && let Some(state) = view::load(&io, paths, &witness)
-    {
-        checkout::check_state(paths, &state)?;
-        return Ok(Snapshot {
-            state,
-            durable: true,
-        });
+pub(super) fn load_for_read_in(paths: &Paths) -> Result<Seen, Failure> {
+    let seen = session::read_unlocked(paths)?;
+    if !seen.durable {
+        eprintln!("rev {} visible, not confirmed durable", seen.state.revision);
     }
-    let loaded = load_unlocked(&io, paths)?;
-    Ok(Snapshot {
-        durable: !loaded.ahead_of_witness(),
-        state: loaded.queue.state().clone(),
-    })
+    Ok(seen)
 }
 
 /// The whole verified queue for a read that needs its log (`log`), which the read view does
 /// not hold: read unlocked as the other reads' fallback does.
 pub(super) fn load_queue_for_read() -> Result<mosaic_queue_core::Queue, Failure> {
-    let io = RealIo;
-    let cwd = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
-    let paths = checkout::locate(&cwd)?;
-    Ok(load_unlocked(&io, &paths)?.queue)
+    Ok(load_unlocked(&session::locate()?)?.queue)
 }
 
-/// queue.json read and replayed without the lock, and once more under it if that failed (a
-/// write in progress), checked against the checkout. A file ahead of the witness is said to be
-/// visible, not confirmed durable.
-pub(super) fn load_unlocked(io: &RealIo, paths: &store::Paths) -> Result<store::Loaded, Failure> {
-    let loaded = match store::load(io, paths) {
-        Ok(l) => l,
-        Err(_) => {
-            let held = lock::acquire(
-                io,
-                paths,
-                "unlocked-read",
-                "read",
-                &clock::now(),
-                crate::seam::lock_wait(super::write::LOCK_WAIT),
-            )?;
-            let l = store::load(io, paths)?;
-            held.release()?;
-            l
-        }
-    };
-    checkout::check_queue(paths, &loaded.queue)?;
+/// queue.json read and replayed without the lock (and once more under it if that failed),
+/// checked against the checkout. A file ahead of the witness is said to be visible, not
+/// confirmed durable.
+pub(super) fn load_unlocked(paths: &Paths) -> Result<Loaded, Failure> {
+    let loaded = session::load_unlocked(paths)?;
     if loaded.ahead_of_witness() {
         eprintln!(
             "rev {} visible, not confirmed durable",
@@ -204,7 +164,7 @@ pub(super) fn describe(st: &State, row: &Row) -> String {
         out.push_str(&format!("  blocked: {r}\n"));
     }
     if !row.after.is_empty() {
-        out.push_str(&format!("  after: {}\n", super::coord::after_text(st, row)));
+        out.push_str(&format!("  after: {}\n", after_text(st, row)));
     }
     if let Some(r) = st.move_reason(row.id) {
         out.push_str(&format!("  reason: {r}\n"));
@@ -243,4 +203,17 @@ pub(super) fn describe(st: &State, row: &Row) -> String {
     }
     out.push_str(&format!("  rev: {}\n", st.revision));
     out
+}
+
+/// A row's dependencies for `show`: `#3 (done), #5`.
+pub(super) fn after_text(st: &State, row: &Row) -> String {
+    let parts: Vec<String> = row
+        .after
+        .iter()
+        .map(|&id| match st.row(id) {
+            Ok(r) if r.status == Status::Done => format!("#{id} (done)"),
+            _ => format!("#{id}"),
+        })
+        .collect();
+    parts.join(", ")
 }

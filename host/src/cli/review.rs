@@ -1,127 +1,43 @@
-//! The review verbs. A request (from `move ID in-review` on a row with reviewers, or
-//! `review request`) logs its attempt, posts one comment outside the lock, then logs what the
-//! transport said as `<op>.outcome`. A retry prints what the log holds and never posts.
+//! The review requests the core hands back, and `review resolve`. A change that opens a request
+//! attempt returns the comment to post; `carry_out` posts it outside the lock, then logs what
+//! the transport said as `<op>.outcome`. A retry prints what the log holds and never posts.
 
-use mosaic_queue_core::entry::{Delivery, OutcomeArgs, RecordArgs, ResolveArgs};
-use mosaic_queue_core::model::{AttemptState, VerdictKind};
+use mosaic_queue_core::entry::{Delivery, OutcomeArgs, ResolveArgs};
+use mosaic_queue_core::model::AttemptState;
 use mosaic_queue_core::review::{self, comment};
-use mosaic_queue_core::verbs::{AbandonCmd, Command};
-use mosaic_queue_core::{Outcome, Queue, entry::IdArgs};
+use mosaic_queue_core::verbs::Command;
+use mosaic_queue_core::{Outcome, Queue, ReviewRequest};
 
-use super::write::{self, here};
-use super::{CliResult, Failure, ReviewVerb, actor, args};
+use super::output::{self, acknowledge};
+use super::{Change, CliResult, Failure, actor, args};
 use crate::creds::login_of;
 use crate::gitea::{self, GiteaConfig, PostOutcome};
-use crate::seam;
 use crate::store::Paths;
+use crate::store::session::{self, Session};
 
-/// `review request|resolve|abandon|record` (verify-commit is `review_commit`).
-pub fn run(verb: ReviewVerb) -> CliResult {
-    match verb {
-        ReviewVerb::Request { id, change } => {
-            write::change(&Command::ReviewRequest(IdArgs { id }), &change)
-        }
-        ReviewVerb::Resolve {
-            id,
-            attempt,
-            comment,
-            change,
-        } => resolve(id, &attempt, comment, &change),
-        ReviewVerb::Abandon {
-            id,
-            attempt,
-            reason,
-            yes,
-            change,
-        } => write::change(
-            &Command::ReviewAbandon(AbandonCmd {
-                id,
-                attempt,
-                reason,
-                yes,
-            }),
-            &change,
-        ),
-        ReviewVerb::Record {
-            id,
-            verdict,
-            comment,
-            candidate,
-            change,
-        } => {
-            let verdict = match verdict.as_str() {
-                "approve" => VerdictKind::Approve,
-                "changes" => VerdictKind::Changes,
-                other => {
-                    return Err(Failure::usage(format!(
-                        "--verdict {other:?}: write approve or changes"
-                    )));
-                }
-            };
-            let record = RecordArgs {
-                id,
-                verdict,
-                comment,
-                candidate,
-            };
-            write::change(&Command::ReviewRecord(record), &change)
-        }
-        ReviewVerb::VerifyCommit { id, reference } => {
-            super::review_commit::verify_commit(id, &reference)
-        }
-    }
-}
-
-/// After any change: when `op` made a request attempt, post it (first time) or report what
-/// the log holds (a retry). Other changes are done once their receipt printed.
-pub(super) fn after_change(
+/// Carries out `request`, which `outcome` (of op `request.attempt` by `by`) returned. The first
+/// time, the comment is posted and its outcome logged; on a retry the outcome the log already
+/// holds is printed and the attempt's state decides the exit.
+pub(super) fn carry_out(
     paths: &Paths,
-    queue: &Queue,
-    command: &Command,
-    op: &str,
-    by: &str,
     outcome: &Outcome,
+    request: &ReviewRequest,
+    queue: &Queue,
+    by: &str,
 ) -> CliResult {
-    let id = match command {
-        Command::Move(m) => m.id,
-        Command::ReviewRequest(r) => r.id,
-        _ => return Ok(()),
-    };
-    let Ok(row) = queue.state().row(id) else {
-        return Ok(());
-    };
-    let Some((round, attempt)) = review::locate(row, op) else {
-        return Ok(());
-    };
-    let issue = round.issue.unwrap_or(0);
+    let (id, op, issue) = (request.id, request.attempt.as_str(), request.issue);
     if let Outcome::Recorded { .. } = outcome {
         if let Some(entry) = queue.entry_for_op(&outcome_op(op)) {
-            super::output::receipt(entry, true)?;
+            output::receipt(entry, true)?;
         }
-        return settled(id, op, issue, attempt.state);
+        return settled(id, op, issue, attempt_state(queue, id, op));
     }
-    seam::step("request-sending");
-    let body = comment::request_body(row, round, attempt);
-    let posted = match GiteaConfig::from_env() {
-        Ok(cfg) => gitea::post_comment(&cfg, login_of(by), issue, &body),
-        Err(e) => PostOutcome::Failed {
-            status: None,
-            detail: "config-invalid",
-            message: e.to_string(),
-        },
-    };
-    seam::step("request-posted");
+    let posted = gitea::post_request(request);
     let args = outcome_args(id, op, &posted);
-    let (_, after) = write::apply(paths, &Command::ReviewOutcome(args), &outcome_op(op), by)
-        .map_err(|f| unlogged(id, op, issue, &posted, f))?;
-    seam::step("outcome-logged");
-    let state = after
-        .state()
-        .row(id)
-        .ok()
-        .and_then(|row| review::locate(row, op))
-        .map_or(AttemptState::Requesting, |(_, a)| a.state);
-    match (&posted, state) {
+    let outcome_op = outcome_op(op);
+    let after = session::log_outcome(paths, args, by, acknowledge(&outcome_op))
+        .map_err(|f: Failure| unlogged(id, op, issue, &posted, f))?;
+    match (&posted, attempt_state(&after, id, op)) {
         (PostOutcome::Failed { message, .. }, AttemptState::Failed) => {
             Err(Failure::failed(format!(
                 "review request for row {id} failed: {message}; once fixed, run `mosaic-queue review request {id} --op NEW-OP`"
@@ -130,8 +46,18 @@ pub(super) fn after_change(
         (PostOutcome::Uncertain { message, .. }, AttemptState::Uncertain) => Err(
             Failure::uncertain(format!("{message}; {}", look_on_issue(id, op, issue))),
         ),
-        _ => settled(id, op, issue, state),
+        (_, state) => settled(id, op, issue, state),
     }
+}
+
+/// Where the attempt `op` on row `id` stands in `queue`.
+fn attempt_state(queue: &Queue, id: u64, op: &str) -> AttemptState {
+    queue
+        .state()
+        .row(id)
+        .ok()
+        .and_then(|row| review::locate(row, op))
+        .map_or(AttemptState::Requesting, |(_, a)| a.state)
 }
 
 /// The exit a request's attempt state stands for, with what to do next.
@@ -211,16 +137,20 @@ fn outcome_args(id: u64, op: &str, posted: &PostOutcome) -> OutcomeArgs {
 
 /// `review resolve ID OP --comment N`: fetches the comment and checks it answers the attempt
 /// before logging anything. A retry of a recorded resolve fetches nothing.
-fn resolve(id: u64, attempt: &str, comment_id: u64, change: &super::Change) -> CliResult {
+pub fn resolve(id: u64, attempt: &str, comment_id: u64, change: &Change) -> CliResult {
     args::check_op(&change.op)?;
     let by = actor(&change.by)?;
-    let paths = here()?;
+    let paths = session::locate()?;
     let command = Command::ReviewResolve(ResolveArgs {
         id,
         attempt: String::from(attempt),
         comment: comment_id,
     });
-    let current = write::read_locked(&paths)?;
+    // The verified queue as it stands, read under the lock and released at once: the comment
+    // is fetched outside it.
+    let held = Session::begin(&paths, Some("review-read"), "read")?;
+    let current = held.load()?.queue;
+    held.release()?;
     if current.entry_for_op(&change.op).is_none() {
         // The core's own checks first (actor, row, attempt state), on a copy, so a resolve
         // that would be refused anyway costs no network call.
@@ -228,7 +158,7 @@ fn resolve(id: u64, attempt: &str, comment_id: u64, change: &super::Change) -> C
             .clone()
             .execute(&command, &change.op, &by, &crate::clock::now())?;
         let row = current.state().row(id)?;
-        let cfg = GiteaConfig::from_env().map_err(|e| Failure::failed(e.to_string()))?;
+        let cfg = GiteaConfig::from_env().map_err(|e| Failure::new(e.exit(), e.to_string()))?;
         let fetched = gitea::fetch_comment(&cfg, login_of(&by), comment_id).map_err(|e| {
             Failure::new(e.exit(), format!("cannot fetch comment {comment_id}: {e}"))
         })?;
@@ -240,5 +170,5 @@ fn resolve(id: u64, attempt: &str, comment_id: u64, change: &super::Change) -> C
         };
         comment::check(row, attempt, &facts)?;
     }
-    write::apply(&paths, &command, &change.op, &by).map(|_| ())
+    session::change(&paths, &command, &change.op, &by, acknowledge(&change.op)).map(drop)
 }

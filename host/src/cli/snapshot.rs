@@ -8,44 +8,37 @@ use std::path::{Component, Path, PathBuf};
 use mosaic_queue_core::BodyStatus;
 use mosaic_queue_core::table;
 
-use super::write::{LOCK_WAIT, here, load_checked};
 use super::{CliResult, Failure};
-use crate::clock;
-use crate::io::{Io, RealIo};
-use crate::seam;
-use crate::store::lock::{self, RealProbe};
-use crate::store::{Loaded, Paths};
+use crate::store::Loaded;
+use crate::store::session::{self, Session};
 
 /// The two files a snapshot holds, by the names `verify --snapshot` reads.
 pub const FILES: [&str; 2] = ["queue.json", "QUEUE.md"];
 
 /// `snapshot --out DIR`.
 pub fn snapshot(out: &Path) -> CliResult {
-    let io = RealIo;
-    let paths = here()?;
-    let held = lock::acquire_with(
-        &io,
-        &RealProbe,
-        &paths,
-        None,
-        "snapshot",
-        &clock::now(),
-        seam::lock_wait(LOCK_WAIT),
-    )?;
-    let (loaded, md) = take(&io, &paths, "snapshot")?;
+    let paths = session::locate()?;
+    let held = Session::begin(&paths, None, "snapshot")?;
+    let (loaded, md) = take(&held, "snapshot")?;
     let rev = loaded.queue.revision();
     let target = resolve_out(out, &paths.root)?;
-    write_pair(&io, &target, [&loaded.bytes, &md])?;
+    let [json_name, md_name] = FILES;
+    session::write_copies(
+        &target.dir,
+        target.create,
+        &[(json_name, &loaded.bytes), (md_name, &md)],
+    )
+    .map_err(Failure::failed)?;
     crate::say!("ok snapshot rev {rev} -> {}", target.dir.display());
-    super::release_after_answer(held)?;
+    held.release_after_answer();
     Ok(())
 }
 
 /// Under the lock the caller holds: loads and verifies the queue, and refuses a revision the
 /// witness has not confirmed or a table that is not current. Returns the queue as loaded (with
 /// its exact bytes) and QUEUE.md's exact bytes. `verb` names the caller in its messages.
-pub(super) fn take(io: &dyn Io, paths: &Paths, verb: &str) -> Result<(Loaded, Vec<u8>), Failure> {
-    let loaded = load_checked(io, paths)?;
+pub(super) fn take(held: &Session, verb: &str) -> Result<(Loaded, Vec<u8>), Failure> {
+    let loaded = held.load()?;
     let rev = loaded.queue.revision();
     // A snapshot is what gets committed: only a witnessed revision, so a commit never holds
     // ops a crash could still lose, and `sync` gets to tell the seats about a visible tail.
@@ -54,9 +47,7 @@ pub(super) fn take(io: &dyn Io, paths: &Paths, verb: &str) -> Result<(Loaded, Ve
             "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then {verb}"
         )));
     }
-    let md = io
-        .read(&paths.queue_md)
-        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
+    let md = held.read_table()?;
     let text = std::str::from_utf8(&md).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
     let body = table::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
     match crate::store::table_status(&loaded.queue, body) {
@@ -143,34 +134,4 @@ fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
         }
     }
     Ok(target)
-}
-
-/// Writes both files into the target; on any failure removes what it wrote (and the directory
-/// it created), so a failed snapshot leaves nothing behind.
-fn write_pair(io: &dyn Io, target: &Target, bytes: [&[u8]; 2]) -> Result<(), Failure> {
-    if target.create {
-        std::fs::create_dir(&target.dir)
-            .map_err(|e| Failure::failed(format!("cannot create {}: {e}", target.dir.display())))?;
-    }
-    let mut written = Vec::new();
-    let result = (|| {
-        for (name, bytes) in FILES.iter().zip(bytes) {
-            let path = target.dir.join(name);
-            // create_synced opens with O_EXCL and O_NOFOLLOW: it never writes through a link.
-            io.create_synced(&path, bytes)
-                .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
-            written.push(path);
-        }
-        io.sync_dir(&target.dir)
-            .map_err(|e| Failure::failed(format!("cannot fsync {}: {e}", target.dir.display())))
-    })();
-    if result.is_err() {
-        for path in &written {
-            let _ = io.remove(path);
-        }
-        if target.create {
-            let _ = std::fs::remove_dir(&target.dir);
-        }
-    }
-    result
 }

@@ -5,37 +5,21 @@
 
 use mosaic_queue_core::Entry;
 
-use super::write::{LOCK_WAIT, here};
 use super::{CliResult, Failure, args};
-use crate::checkout;
-use crate::clock;
-use crate::io::{Io, RealIo};
-use crate::seam;
-use crate::store::lock::{self, RealProbe};
-use crate::store::{self, Loaded, Paths, StoreError};
+use crate::store::Loaded;
+use crate::store::session::{self, Session};
 
 /// `sync [--op ID]`.
 pub fn sync(op: Option<&str>) -> CliResult {
     if let Some(op) = op {
         args::check_op(op)?;
     }
-    let io = RealIo;
-    let paths = here()?;
-    store::check_filesystem(&io, &paths)?;
-    let at = clock::now();
+    let paths = session::locate()?;
+    session::check_filesystem(&paths)?;
     // The lock records no op: `--op` names the op asked about, not one this command runs.
-    let held = lock::acquire_with(
-        &io,
-        &RealProbe,
-        &paths,
-        None,
-        "sync",
-        &at,
-        seam::lock_wait(LOCK_WAIT),
-    )?;
+    let held = Session::begin(&paths, None, "sync")?;
     // Unchecked, so that a file that does not extend the witness gets sync's own refusal.
-    let loaded = store::load_unchecked(&io, &paths)?;
-    checkout::check_queue(&paths, &loaded.queue)?;
+    let loaded = held.load_unchecked()?;
     let confirmed = confirmed_rev(&loaded)?;
     let queue = &loaded.queue;
     let rev = queue.revision();
@@ -57,7 +41,8 @@ pub fn sync(op: Option<&str>) -> CliResult {
         .filter(|e| e.rev > confirmed)
         .collect();
     if !tail.is_empty() {
-        confirm(&io, &paths, &loaded, &at)?;
+        // Loaded unchecked: the chain is hashed from genesis, not continued from the old witness.
+        held.confirm(&loaded, None)?;
     }
     for e in &tail {
         // Op ids and seat names passed replay's checks, so each stays on one line.
@@ -83,7 +68,7 @@ pub fn sync(op: Option<&str>) -> CliResult {
             crate::say!("ok sync rev {rev}: {n} {ops} confirmed durable");
         }
     }
-    super::release_after_answer(held)?;
+    held.release_after_answer();
     Ok(())
 }
 
@@ -111,12 +96,4 @@ fn confirmed_rev(loaded: &Loaded) -> Result<u64, Failure> {
             }
         },
     }
-}
-
-/// Makes the file on disk durable: written again from the bytes read and verified (the rename
-/// that made it visible may not have reached the disk, or its fsync failed), then the witness.
-fn confirm(io: &dyn Io, paths: &Paths, loaded: &Loaded, at: &str) -> Result<(), StoreError> {
-    // Loaded unchecked: the chain is hashed from genesis, not continued from the old witness.
-    store::confirm_tail(io, paths, loaded, None, at)?;
-    Ok(())
 }

@@ -2,18 +2,18 @@
 //! with `--check-gate` only classifies a stale gate. It never takes the queue lock, and it does
 //! not need a valid queue.json, since a killed recovery may be what left the lock.
 
-use super::write::here;
 use super::{CliResult, Failure};
 use crate::checkout;
 use crate::clock;
 use crate::io::RealIo;
 use crate::store::lock::{self, Class};
+use crate::store::session;
 use crate::store::{self, Paths};
 
 /// `unlock [--check-gate]`.
 pub fn unlock(check_gate: bool) -> CliResult {
     let io = RealIo;
-    let paths = here()?;
+    let paths = session::locate()?;
     check_canonical(&io, &paths)?;
     if check_gate {
         crate::say!("{}", gate_line(lock::check_gate(&io, &paths)?));

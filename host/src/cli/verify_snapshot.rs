@@ -6,23 +6,23 @@ use std::path::Path;
 
 use super::snapshot::FILES;
 use super::{CliResult, Failure};
-use crate::io::{Io, RealIo};
 use crate::sandbox;
+use crate::store::session;
 
 /// `verify --snapshot DIR [--base FILE]`: prints the verdict line.
 pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
-    crate::say!("{}", check(&RealIo, dir, base)?);
+    crate::say!("{}", check(dir, base)?);
     Ok(())
 }
 
 /// The verdict on a snapshot, as the line `verify --snapshot` prints, decided by the core run
 /// in the wasmtime sandbox (crate::sandbox): no WASI, capped memory and fuel.
-pub fn check(io: &dyn Io, dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
+pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
     let [json_name, md_name] = FILES;
-    let json = read(io, &dir.join(json_name))?;
-    let md = read(io, &dir.join(md_name))?;
+    let json = read(&dir.join(json_name))?;
+    let md = read(&dir.join(md_name))?;
     let base = match base {
-        Some(path) => Some((read(io, path)?, path.display().to_string())),
+        Some(path) => Some((read(path)?, path.display().to_string())),
         None => None,
     };
     check_bytes(
@@ -48,7 +48,7 @@ pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Resul
     })
 }
 
-fn read(io: &dyn Io, path: &Path) -> Result<Vec<u8>, Failure> {
-    io.read(path)
+fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+    session::read_file(path)
         .map_err(|e| Failure::failed(format!("cannot read {}: {e}", path.display())))
 }

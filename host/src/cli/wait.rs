@@ -9,10 +9,8 @@ use mosaic_queue_core::state::State;
 use serde::Serialize;
 
 use super::{CliResult, Failure, read};
-use crate::checkout;
-use crate::io::RealIo;
+use crate::store::session;
 use crate::store::watch::WitnessWatch;
-use crate::store::{self, Paths, view};
 
 /// What `wait` waits for.
 pub enum Until {
@@ -80,15 +78,14 @@ const MAX_TIMEOUT_SECS: f64 = 31_536_000.0;
 
 pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
     let json = super::output::json();
-    let io = RealIo;
-    let paths = super::write::here()?;
+    let paths = session::locate()?;
     // Watch first, look second: a write that lands between the look and the wait still wakes it.
     let watch = WitnessWatch::new(&paths)
         .map_err(|e| Failure::failed(format!("cannot watch .git for the witness: {e}")))?;
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut seen: Option<State> = None;
     loop {
-        if let Some(state) = durable_state(&io, &paths)? {
+        if let Some(state) = session::read_durable(&paths)? {
             if holds(until, &state)? {
                 return report(until, &state, json);
             }
@@ -101,32 +98,6 @@ pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
             return Err(timed_out(until, timeout.unwrap_or_default(), seen.as_ref()));
         }
     }
-}
-
-/// The state the witness vouches durable, or `None` while the file is ahead of it (a write
-/// in progress, or one killed before its witness): the next witness wakes the caller. A read
-/// that fails is tried once more, since the first may have met a write between its two files.
-fn durable_state(io: &RealIo, paths: &Paths) -> Result<Option<State>, Failure> {
-    if let Ok(Some(w)) = store::read_witness(io, paths)
-        && let Some(state) = view::load(io, paths, &w)
-    {
-        checkout::check_state(paths, &state)?;
-        return Ok(Some(state));
-    }
-    let loaded = match store::load(io, paths) {
-        Ok(l) => l,
-        Err(_) => store::load(io, paths)?,
-    };
-    checkout::check_queue(paths, &loaded.queue)?;
-    if loaded.witness.is_none() {
-        return Err(Failure::refused(
-            "there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery",
-        ));
-    }
-    if loaded.ahead_of_witness() {
-        return Ok(None);
-    }
-    Ok(Some(loaded.queue.state().clone()))
 }
 
 /// Whether the condition holds; a row that does not exist, or is done when done is not

@@ -206,6 +206,11 @@ pub enum DoctorError {
     },
 }
 
+/// Looks at the checkout around `cwd` on the real filesystem (what the `doctor` verb runs).
+pub fn inspect_checkout(cwd: &Path) -> Result<Report, DoctorError> {
+    inspect(&crate::io::RealIo, cwd)
+}
+
 /// Looks at the checkout around `cwd`. Everything goes through `io` and read-only git.
 pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
     let mut findings = Vec::new();

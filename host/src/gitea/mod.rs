@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use fetch::{FetchedComment, fetch_comment};
-pub use post::{PostOutcome, post_comment};
+pub use post::{PostOutcome, post_comment, post_request};
 
 use crate::creds::CredentialError;
 use crate::exit::Exit;

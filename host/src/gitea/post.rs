@@ -6,8 +6,11 @@
 
 use super::GiteaConfig;
 use super::exchange::{Answer, Exchange, Transport};
+use mosaic_queue_core::ReviewRequest;
+
 use crate::creds::read_token;
 use crate::exit::Exit;
+use crate::seam;
 
 /// What the transport said about one review request comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +44,19 @@ impl PostOutcome {
 
 /// The token scopes a review request needs (Gitea 1.19 and later): GET user, GET issue, POST.
 pub const SCOPES: &str = "read:user, read:issue and write:issue";
+
+/// Carries out the request the core returned: the configuration from the environment, then
+/// one `post_comment`. The kill points on either side of it are where a crash leaves the
+/// attempt requesting, with or without a comment.
+pub fn post_request(request: &ReviewRequest) -> PostOutcome {
+    seam::step("request-sending");
+    let posted = match GiteaConfig::from_env() {
+        Ok(cfg) => post_comment(&cfg, &request.login, request.issue, &request.body),
+        Err(e) => failed(None, "config-invalid", e.to_string()),
+    };
+    seam::step("request-posted");
+    posted
+}
 
 /// Statuses that say Gitea refused the comment, so it does not exist.
 const REJECTED: [u16; 5] = [400, 401, 403, 404, 422];

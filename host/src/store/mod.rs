@@ -1,8 +1,9 @@
 //! The durable store: where the queue's files live, reading and verifying them against the
 //! witness, and the write protocol with its three points (visible, durable, acknowledged).
-//! Callers hold the lock (`lock`) around `load` and `commit` for every write.
+//! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
 pub mod lock;
+pub mod session;
 pub mod view;
 pub mod watch;
 mod write;
@@ -19,7 +20,7 @@ use crate::exit::Exit;
 use crate::io::{FsKind, Io};
 
 pub use write::{
-    Committed, commit, confirm_tail, create, leftover_temps, sweep_temps, write_table,
+    Durable, confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table,
     write_witness,
 };
 

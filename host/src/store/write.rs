@@ -15,7 +15,7 @@ use crate::seam;
 
 /// A write that reached the durable point.
 #[derive(Debug)]
-pub struct Committed {
+pub struct Durable {
     pub rev: u64,
     pub witness: Witness,
 }
@@ -24,7 +24,7 @@ pub struct Committed {
 /// QUEUE.md, the witness and the read view). Only the lock holder writes these, so under the
 /// lock every one of them is a leftover; a plain `git add docs/plans` would otherwise commit
 /// them. The lock's own temp files are left alone, as the contract says. Every locked path
-/// that writes calls it once: `commit` and `create` themselves, the others before they write.
+/// that writes calls it once: `write_durably` and `create` themselves, the others before they write.
 pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
     for path in leftover_temps(io, paths) {
         let _ = io.remove(&path);
@@ -144,14 +144,14 @@ pub fn confirm_tail(
 
 /// Writes `new` (the loaded queue plus one entry) through every durability point, then the
 /// table. `md` is QUEUE.md as read under the lock, already checked to have its markers.
-pub fn commit(
+pub fn write_durably(
     io: &dyn Io,
     paths: &Paths,
     loaded: &Loaded,
     new: &Queue,
     md: &str,
     at: &str,
-) -> Result<Committed, StoreError> {
+) -> Result<Durable, StoreError> {
     let (temp, bytes) = stage(io, paths, new)?;
     let on_disk = io
         .read(&paths.queue_json)
@@ -176,7 +176,7 @@ pub fn create(
     queue: &Queue,
     md: &str,
     at: &str,
-) -> Result<Committed, StoreError> {
+) -> Result<Durable, StoreError> {
     let (temp, bytes) = stage(io, paths, queue)?;
     let linked = io.link(&temp, &paths.queue_json);
     let _ = io.remove(&temp);
@@ -207,7 +207,7 @@ fn settle(
     bytes: &[u8],
     md: &str,
     at: &str,
-) -> Result<Committed, StoreError> {
+) -> Result<Durable, StoreError> {
     let rev = queue.revision();
     io.sync_dir(&paths.plans)
         .map_err(|source| StoreError::NotDurable {
@@ -222,7 +222,7 @@ fn settle(
         step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
         source,
     })?;
-    Ok(Committed { rev, witness })
+    Ok(Durable { rev, witness })
 }
 
 /// Replaces the body between QUEUE.md's markers with the current render.

@@ -52,7 +52,7 @@ pub fn check(bytes: &[u8]) {
     for s in &steps {
         let before = queue.to_bytes();
         match queue.execute(&s.command, &s.op, &s.by, &s.at) {
-            Ok(Outcome::Applied { rev, receipt }) => {
+            Ok(Outcome::Applied { rev, receipt, .. }) => {
                 assert_eq!(rev, queue.revision());
                 applied.push((s, receipt));
             }

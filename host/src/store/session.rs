@@ -1,0 +1,589 @@
+//! The store session: the one path a verb takes to the queue's files. It locates the checkout,
+//! checks the filesystem, takes the lock (one wait), loads under the witness rule, hands the
+//! core a command, writes the result durably (or repairs what a killed writer of a recorded op
+//! left), and releases. The CLI parses before it and prints after it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mosaic_queue_core::entry::OutcomeArgs;
+use mosaic_queue_core::map::Map;
+use mosaic_queue_core::state::State;
+use mosaic_queue_core::verbs::Command;
+use mosaic_queue_core::{BodyStatus, Outcome, Queue, QueueError, VerbError, table};
+use thiserror::Error;
+
+use super::lock::{self, Lock, LockError, RealProbe};
+use super::{Loaded, Paths, StoreError};
+use crate::checkout::{self, CheckoutError};
+use crate::clock;
+use crate::exit::Exit;
+use crate::io::{Io, RealIo};
+use crate::seam;
+
+/// How long a command waits for a live lock before it gives up.
+pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Why a session stopped. Each knows how the command ends.
+#[derive(Debug, Error)]
+pub enum SessionError {
+    #[error("cannot read the working directory: {0}")]
+    WorkingDir(io::Error),
+    #[error(transparent)]
+    Checkout(#[from] CheckoutError),
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "there is no witness .git/mosaic-queue.head: if queue.json holds genesis alone run `mosaic-queue sync`, otherwise see Manual recovery"
+    )]
+    NoWitness,
+    #[error(
+        "there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery"
+    )]
+    NothingDurable,
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("QUEUE.md is not UTF-8")]
+    TableNotUtf8,
+    #[error("{0}")]
+    TableMarkers(String),
+    #[error(
+        "QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then run `mosaic-queue render`"
+    )]
+    HandEdit,
+    #[error(
+        "the op is recorded but QUEUE.md could not be rendered ({0}); run `mosaic-queue render`"
+    )]
+    Rerender(io::Error),
+    #[error("cannot write QUEUE.md: {0}")]
+    WriteTable(io::Error),
+    #[error(
+        "docs/plans/queue.json exists already; genesis runs once (see Manual recovery for a broken file)"
+    )]
+    GenesisTwice,
+    #[error("{0}; add both markers before genesis")]
+    GenesisMarkers(String),
+    #[error("refused: {0}")]
+    Verb(#[from] VerbError),
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    #[error(
+        "op {op} recorded accept-history at rev {rev}, and history was lost again since; run accept-history with a new op id"
+    )]
+    LostAgain { op: String, rev: u64 },
+    #[error(
+        "nothing to accept: queue.json extends the witness (rev {witness_rev}){}; accept-history is only for Manual recovery",
+        if *.ahead { " (`mosaic-queue sync` confirms its visible tail)" } else { "" }
+    )]
+    NothingToAccept { witness_rev: u64, ahead: bool },
+}
+
+impl SessionError {
+    pub fn exit(&self) -> Exit {
+        match self {
+            SessionError::Checkout(e) => e.exit(),
+            SessionError::Lock(e) => e.exit(),
+            SessionError::Store(e) => e.exit(),
+            SessionError::WorkingDir(_)
+            | SessionError::Read { .. }
+            | SessionError::WriteTable(_) => Exit::Failed,
+            SessionError::Rerender(_) => Exit::Uncertain,
+            SessionError::NoWitness
+            | SessionError::NothingDurable
+            | SessionError::TableNotUtf8
+            | SessionError::TableMarkers(_)
+            | SessionError::HandEdit
+            | SessionError::GenesisTwice
+            | SessionError::GenesisMarkers(_)
+            | SessionError::Verb(_)
+            | SessionError::Queue(_)
+            | SessionError::LostAgain { .. }
+            | SessionError::NothingToAccept { .. } => Exit::Refused,
+        }
+    }
+}
+
+/// The checkout around the working directory, its shape checked (not yet against the queue).
+pub fn locate() -> Result<Paths, SessionError> {
+    let cwd = std::env::current_dir().map_err(SessionError::WorkingDir)?;
+    Ok(checkout::locate(&cwd)?)
+}
+
+/// Refuses a checkout whose directories are on a filesystem the durability claims do not cover.
+pub fn check_filesystem(paths: &Paths) -> Result<(), StoreError> {
+    super::check_filesystem(&RealIo, paths)
+}
+
+/// A file read as the store reads its own: whole, never through a symlink.
+pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
+    RealIo.read(path)
+}
+
+/// What an unlocked read sees: the state, and whether the witness confirms it durable.
+pub struct Seen {
+    pub state: State,
+    pub durable: bool,
+}
+
+/// The unlocked read (list, show, next, verify-commit). The read view answers when the witness
+/// and queue.json are exactly what the last durable write left; otherwise the file is read and
+/// replayed unlocked, and once more under the lock if that failed, so a write in progress never
+/// reads as loss.
+pub fn read_unlocked(paths: &Paths) -> Result<Seen, SessionError> {
+    let io = &RealIo;
+    if let Ok(Some(witness)) = super::read_witness(io, paths)
+        && let Some(state) = super::view::load(io, paths, &witness)
+    {
+        checkout::check_state(paths, &state)?;
+        return Ok(Seen {
+            state,
+            durable: true,
+        });
+    }
+    let loaded = load_unlocked(paths)?;
+    Ok(Seen {
+        durable: !loaded.ahead_of_witness(),
+        state: loaded.queue.state().clone(),
+    })
+}
+
+/// The state the witness vouches durable (for `wait`), or `None` while the file is ahead of it
+/// (a write in progress, or one killed before its witness): the next witness wakes the
+/// caller. Never takes the lock; a read that fails is tried once more, since the first may
+/// have met a write between its two files.
+pub fn read_durable(paths: &Paths) -> Result<Option<State>, SessionError> {
+    let io = &RealIo;
+    if let Ok(Some(w)) = super::read_witness(io, paths)
+        && let Some(state) = super::view::load(io, paths, &w)
+    {
+        checkout::check_state(paths, &state)?;
+        return Ok(Some(state));
+    }
+    let loaded = match super::load(io, paths) {
+        Ok(l) => l,
+        Err(_) => super::load(io, paths)?,
+    };
+    checkout::check_queue(paths, &loaded.queue)?;
+    if loaded.witness.is_none() {
+        return Err(SessionError::NothingDurable);
+    }
+    if loaded.ahead_of_witness() {
+        return Ok(None);
+    }
+    Ok(Some(loaded.queue.state().clone()))
+}
+
+/// The whole verified queue, read as `read_unlocked` falls back to reading it (for a read that
+/// needs the log, which the read view does not hold): queue.json read and replayed without the
+/// lock, and once more under it if that failed (a write in progress), checked against the
+/// checkout.
+pub fn load_unlocked(paths: &Paths) -> Result<Loaded, SessionError> {
+    let loaded = match super::load(&RealIo, paths) {
+        Ok(l) => l,
+        Err(_) => {
+            let session = Session::begin(paths, Some("unlocked-read"), "read")?;
+            let l = super::load(&RealIo, paths)?;
+            session.release()?;
+            l
+        }
+    };
+    checkout::check_queue(paths, &loaded.queue)?;
+    Ok(loaded)
+}
+
+/// One change in the checkout at `paths`: the filesystem checked, the lock taken for `op`, and
+/// `Session::change`. The lock names the verb as the command line does.
+pub fn change<E: From<SessionError>>(
+    paths: &Paths,
+    command: &Command,
+    op: &str,
+    by: &str,
+    acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+) -> Result<(Outcome, Queue), E> {
+    check_filesystem(paths).map_err(SessionError::from)?;
+    let session = Session::begin(paths, Some(op), &command.verb().command_line())?;
+    session.change(command, op, by, acknowledge)
+}
+
+/// Logs what the transport said about a review request attempt (its op `<attempt>.outcome`),
+/// then passes the kill point after it. Returns the queue as it now stands.
+pub fn log_outcome<E: From<SessionError>>(
+    paths: &Paths,
+    outcome: OutcomeArgs,
+    by: &str,
+    acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+) -> Result<Queue, E> {
+    let op = format!("{}.outcome", outcome.attempt);
+    let (_, queue) = change(
+        paths,
+        &Command::ReviewOutcome(outcome),
+        &op,
+        by,
+        acknowledge,
+    )?;
+    seam::step("outcome-logged");
+    Ok(queue)
+}
+
+/// A held queue lock and what the session needs to read and write under it.
+pub struct Session<'io> {
+    io: &'io dyn Io,
+    paths: Paths,
+    lock: Lock<'io>,
+    at: String,
+}
+
+impl Session<'static> {
+    /// Takes the lock on the real filesystem for `verb`, recording `op` (`None` for a command
+    /// that has no op id of its own). A verb that writes the queue calls `check_filesystem`
+    /// first.
+    pub fn begin(paths: &Paths, op: Option<&str>, verb: &str) -> Result<Self, SessionError> {
+        Session::open(&RealIo, paths, op, verb)
+    }
+}
+
+impl<'io> Session<'io> {
+    /// Takes the lock through `io`, stamped with the time this command started.
+    pub fn open(
+        io: &'io dyn Io,
+        paths: &Paths,
+        op: Option<&str>,
+        verb: &str,
+    ) -> Result<Self, SessionError> {
+        let at = clock::now();
+        let wait = seam::lock_wait(LOCK_WAIT);
+        let lock = lock::acquire_with(io, &RealProbe, paths, op, verb, &at, wait)?;
+        Ok(Session {
+            io,
+            paths: paths.clone(),
+            lock,
+            at,
+        })
+    }
+
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    /// The time this command started, as entries and the witness record it.
+    pub fn at(&self) -> &str {
+        &self.at
+    }
+
+    /// Removes the lock.
+    pub fn release(self) -> Result<(), SessionError> {
+        Ok(self.lock.release()?)
+    }
+
+    /// Removes the lock once the command's answer has printed. A failure then cannot undo what
+    /// was acknowledged, so it is a warning on stderr naming the cure (the lock may be left,
+    /// dead once this process exits), not a failed exit.
+    pub fn release_after_answer(self) {
+        use std::io::Write;
+        let line = match self.lock.release() {
+            Ok(()) => return,
+            // Someone else removed or replaced it: what to check is in the message.
+            Err(e @ LockError::Lost { .. }) => format!("warning: done, but {e}"),
+            Err(e) => format!(
+                "warning: done, but the queue lock may not be released ({e}); if `mosaic-queue doctor` names a dead lock, run `mosaic-queue unlock`"
+            ),
+        };
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+
+    /// Loads under the witness rule: the file verifies, extends the witness, which must exist,
+    /// and belongs to this checkout.
+    pub fn load(&self) -> Result<Loaded, SessionError> {
+        let loaded = super::load(self.io, &self.paths)?;
+        checkout::check_queue(&self.paths, &loaded.queue)?;
+        if loaded.witness.is_none() {
+            return Err(SessionError::NoWitness);
+        }
+        Ok(loaded)
+    }
+
+    /// Loads a file that must verify and belong to this checkout but need not extend the
+    /// witness: for the verbs that run in that state (`accept-history`, `sync`).
+    pub fn load_unchecked(&self) -> Result<Loaded, SessionError> {
+        let loaded = super::load_unchecked(self.io, &self.paths)?;
+        checkout::check_queue(&self.paths, &loaded.queue)?;
+        Ok(loaded)
+    }
+
+    /// QUEUE.md's bytes as they are now.
+    pub fn read_table(&self) -> Result<Vec<u8>, SessionError> {
+        self.io
+            .read(&self.paths.queue_md)
+            .map_err(|source| SessionError::Read {
+                path: self.paths.queue_md.clone(),
+                source,
+            })
+    }
+
+    /// QUEUE.md as read under the lock, refused when its markers are missing or its body is a
+    /// hand edit (a write would overwrite it).
+    pub fn table(&self, queue: &Queue) -> Result<String, SessionError> {
+        let md = String::from_utf8(self.read_table()?).map_err(|_| SessionError::TableNotUtf8)?;
+        let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+        if super::table_status(queue, body) == BodyStatus::Unknown {
+            return Err(SessionError::HandEdit);
+        }
+        Ok(md)
+    }
+
+    /// Rewrites the table of `md` (QUEUE.md as read under the lock) for `queue`.
+    pub fn rewrite_table(&self, queue: &Queue, md: &str) -> Result<(), SessionError> {
+        super::sweep_temps(self.io, &self.paths);
+        super::write_table(self.io, &self.paths, queue, md).map_err(SessionError::WriteTable)
+    }
+
+    /// One change: loads, lets the core decide, and makes a new entry durable (or completes
+    /// what a killed writer of this recorded op left) before `acknowledge` prints the receipt
+    /// (given the queue holding the op's entry, and whether the op was already recorded);
+    /// then releases. Returns what the core decided and the queue as it now stands.
+    pub fn change<E: From<SessionError>>(
+        self,
+        command: &Command,
+        op: &str,
+        by: &str,
+        acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+    ) -> Result<(Outcome, Queue), E> {
+        let loaded = self.load()?;
+        checkout::check_genesis_committed(&self.paths).map_err(SessionError::from)?;
+        let mut queue = loaded.queue.clone();
+        let outcome = queue
+            .execute(command, op, by, &self.at)
+            .map_err(SessionError::from)?;
+        match &outcome {
+            Outcome::Recorded { .. } => {
+                self.repair(&loaded)?;
+                acknowledge(&loaded.queue, true)?;
+            }
+            Outcome::Applied { .. } => {
+                let md = self.table(&loaded.queue)?;
+                super::write_durably(self.io, &self.paths, &loaded, &queue, &md, &self.at)
+                    .map_err(SessionError::from)?;
+                acknowledge(&queue, false)?;
+                seam::step("receipt-printed");
+            }
+            // `take` found nothing: nothing is written, not even a confirmation of the tail;
+            // what to say is the caller's.
+            Outcome::NothingToTake { .. } => {}
+        }
+        self.release_after_answer();
+        Ok((outcome, queue))
+    }
+
+    /// A retry completes the write it repeats: a tail the witness has not confirmed is made
+    /// durable (its writer may have died before the fsync of docs/plans, or seen it fail), and a table left
+    /// stale after the rename is rendered again. A hand-edited table is left for a person.
+    fn repair(&self, loaded: &Loaded) -> Result<(), SessionError> {
+        if loaded.ahead_of_witness() {
+            self.confirm(loaded, loaded.checked_witness())?;
+        } else {
+            super::sweep_temps(self.io, &self.paths);
+        }
+        self.finish_table(&loaded.queue)
+    }
+
+    /// Renders a table left stale (by a writer that died after its rename) again.
+    fn finish_table(&self, queue: &Queue) -> Result<(), SessionError> {
+        let Ok(bytes) = self.io.read(&self.paths.queue_md) else {
+            return Ok(());
+        };
+        let md = String::from_utf8_lossy(&bytes);
+        if let Ok(body) = table::body(&md)
+            && matches!(super::table_status(queue, body), BodyStatus::Stale { .. })
+        {
+            super::write_table(self.io, &self.paths, queue, &md).map_err(SessionError::Rerender)?;
+        }
+        Ok(())
+    }
+
+    /// Makes a visible tail durable, then writes its witness (`store::confirm_tail`: the file
+    /// is written again from the bytes read and verified, since the rename that made it
+    /// visible may not have reached the disk, or its fsync failed), continuing the chain from
+    /// `prev` when the load checked the file extends it.
+    pub fn confirm(
+        &self,
+        loaded: &Loaded,
+        prev: Option<&mosaic_queue_core::Witness>,
+    ) -> Result<(), SessionError> {
+        super::confirm_tail(self.io, &self.paths, loaded, prev, &self.at)?;
+        Ok(())
+    }
+
+    /// Genesis from the reviewed `map` on `branch`: the first entry, with QUEUE.md's text
+    /// between its markers kept as the legacy view; `acknowledge` prints the receipt.
+    pub fn genesis<E: From<SessionError>>(
+        self,
+        map: &Map,
+        branch: &str,
+        op: &str,
+        by: &str,
+        acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.paths.queue_json.exists() {
+            let loaded = self.retry_genesis(op, by)?;
+            acknowledge(&loaded.queue, true)?;
+            self.release_after_answer();
+            return Ok(());
+        }
+        let md = String::from_utf8(self.read_table()?).map_err(|_| SessionError::TableNotUtf8)?;
+        let root = self.paths.root.to_string_lossy().into_owned();
+        let args = map
+            .genesis_args(branch, &root, &md)
+            .map_err(|e| SessionError::GenesisMarkers(e.to_string()))?;
+        let (queue, _) = Queue::genesis(args, op, by, &self.at).map_err(SessionError::from)?;
+        super::create(self.io, &self.paths, &queue, &md, &self.at).map_err(SessionError::from)?;
+        acknowledge(&queue, false)?;
+        self.release_after_answer();
+        Ok(())
+    }
+
+    /// Genesis when queue.json exists: the retry of the op that wrote it (same op id and actor)
+    /// finishes what a crash may have cut short (the witness of a genesis that has none, a
+    /// stale table); anything else refuses. The map is not compared: the legacy view it was
+    /// built with has since been replaced by the table.
+    fn retry_genesis(&self, op: &str, by: &str) -> Result<Loaded, SessionError> {
+        let Ok(loaded) = super::load_unchecked(self.io, &self.paths) else {
+            return Err(SessionError::GenesisTwice);
+        };
+        let Some(first) = loaded.queue.file().log.first() else {
+            return Err(SessionError::GenesisTwice);
+        };
+        if first.op != op || first.by != by || first.verb != mosaic_queue_core::Verb::Genesis {
+            return Err(SessionError::GenesisTwice);
+        }
+        checkout::check_queue(&self.paths, &loaded.queue)?;
+        if loaded.witness.is_none() && loaded.queue.revision() == 1 {
+            self.confirm(&loaded, None)?;
+        }
+        self.finish_table(&loaded.queue)?;
+        Ok(loaded)
+    }
+
+    /// `accept-history`: the one change that runs when queue.json does not extend the witness
+    /// or there is none. It logs the old witness (or its absence) and the reason, then writes
+    /// the witness for the file as it is.
+    pub fn accept_history<E: From<SessionError>>(
+        self,
+        reason: &str,
+        op: &str,
+        by: &str,
+        acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        use mosaic_queue_core::Args;
+        use mosaic_queue_core::verbs::AcceptHistoryCmd;
+
+        let loaded = self.load_unchecked()?;
+        checkout::check_genesis_committed(&self.paths).map_err(SessionError::from)?;
+        let extends = loaded
+            .witness
+            .as_ref()
+            .map(|w| loaded.queue.check_extends(&loaded.sha, w).is_ok());
+        // A retry is compared with what the first run recorded: by then the witness on disk may
+        // be the one that run wrote, not the one it replaced.
+        let recorded_witness = match loaded.queue.entry_for_op(op).map(|e| &e.args) {
+            Some(Args::AcceptHistory(a)) => Some(a.old_witness.clone()),
+            _ => None,
+        };
+        let command = Command::AcceptHistory(AcceptHistoryCmd {
+            reason: reason.to_owned(),
+            old_witness: recorded_witness
+                .clone()
+                .unwrap_or_else(|| loaded.witness.clone()),
+            yes: true,
+        });
+        let mut queue = loaded.queue.clone();
+        match queue
+            .execute(&command, op, by, &self.at)
+            .map_err(SessionError::from)?
+        {
+            Outcome::Recorded { rev, .. } => {
+                let finish = match extends {
+                    Some(true) => loaded.ahead_of_witness(),
+                    // Missing, or not extended: only the run that was killed after its rename
+                    // and before its witness may finish now. History lost since needs a new op.
+                    _ => {
+                        let last = rev == loaded.queue.revision();
+                        if !(last && recorded_witness == Some(loaded.witness.clone())) {
+                            return Err(SessionError::LostAgain {
+                                op: op.to_owned(),
+                                rev,
+                            }
+                            .into());
+                        }
+                        true
+                    }
+                };
+                if finish {
+                    // The chain is hashed from genesis: the file need not extend the old one.
+                    self.confirm(&loaded, None)?;
+                }
+                acknowledge(&loaded.queue, true)?;
+            }
+            Outcome::Applied { .. } => {
+                if let (Some(true), Some(w)) = (extends, &loaded.witness) {
+                    return Err(SessionError::NothingToAccept {
+                        witness_rev: w.revision,
+                        ahead: loaded.ahead_of_witness(),
+                    }
+                    .into());
+                }
+                let md = self.table(&loaded.queue)?;
+                // The durable write re-reads and compares the bytes; it does not ask the file to
+                // extend the witness, so it serves this verb as it is and rewrites the witness.
+                super::write_durably(self.io, &self.paths, &loaded, &queue, &md, &self.at)
+                    .map_err(SessionError::from)?;
+                acknowledge(&queue, false)?;
+                seam::step("receipt-printed");
+            }
+            // Only `take` finds nothing to do; accept-history always writes or answers.
+            Outcome::NothingToTake { .. } => {}
+        }
+        self.release_after_answer();
+        Ok(())
+    }
+
+    /// The two files a snapshot holds, under this lock: the queue as loaded (with its exact
+    /// bytes) and QUEUE.md's exact bytes. Checking them is the caller's.
+    pub fn copy_pair(&self) -> Result<(Loaded, Vec<u8>), SessionError> {
+        let loaded = self.load()?;
+        let md = self.read_table()?;
+        Ok((loaded, md))
+    }
+}
+
+/// Writes `files` (name, bytes) into `dir`, creating it first when `create`; on any failure
+/// removes what it wrote (and the directory it created), so a failed copy leaves nothing.
+pub fn write_copies(dir: &Path, create: bool, files: &[(&str, &[u8])]) -> Result<(), String> {
+    let io = &RealIo;
+    if create {
+        std::fs::create_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut written = Vec::new();
+    let result = (|| {
+        for (name, bytes) in files {
+            let path = dir.join(name);
+            // create_synced opens with O_EXCL and O_NOFOLLOW: it never writes through a link.
+            io.create_synced(&path, bytes)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            written.push(path);
+        }
+        io.sync_dir(dir)
+            .map_err(|e| format!("cannot fsync {}: {e}", dir.display()))
+    })();
+    if result.is_err() {
+        for path in &written {
+            let _ = io.remove(path);
+        }
+        if create {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    result
+}
