@@ -498,3 +498,93 @@ fn outside_a_checkout_it_cannot_look() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The finding for row 1's first request attempt left in `state`, as doctor words it.
+fn unresolved(state: &str) -> String {
+    use support::review::OP;
+    format!(
+        "row 1 round 1: request attempt {OP} by darkwing is {state}, which blocks the row; once no request for it is still running, look on issue #12 for a comment carrying <!-- mosaic-queue-op: {OP} -->: if it is there, the owner or jason/sage runs `mosaic-queue review resolve 1 {OP} --comment N`, else jason or sage runs `mosaic-queue review abandon 1 {OP} --reason TEXT --yes`"
+    )
+}
+
+/// Doctor on a review harness names exactly one finding, `review-unresolved` in `state`, with
+/// no command (a person looks on the issue), exit 2, and writes nothing.
+fn names_unresolved(r: &support::review::Review, state: &str) {
+    let (text, code, doc) = doctor(&r.repo);
+    let detail = unresolved(state);
+    assert_eq!(
+        (text.as_str(), code),
+        (format!("review-unresolved: {detail}\n").as_str(), 2)
+    );
+    assert_eq!(
+        doc,
+        json!({"healthy": false, "revision": 4, "findings": [finding("review-unresolved", &detail, None, true)]})
+    );
+}
+
+#[test]
+fn a_request_left_requesting_names_resolve_and_abandon_and_abandon_cures_it() {
+    use support::review::{OP, ready, to_review};
+    let (r, head) = ready("doctor-requesting");
+    r.repo.install_guard();
+    // Killed before the POST: the attempt's entry is durable, nothing was sent.
+    let out = r.run_with(
+        &to_review(&head),
+        OP,
+        "darkwing",
+        &[("MOSAIC_KILL_AT", "request-sending")],
+    );
+    assert_eq!(out.signal, Some(9));
+    names_unresolved(&r, "requesting");
+    // The person looks on #12, finds no comment, and jason abandons: doctor is satisfied.
+    assert_eq!(r.fake.comments(), []);
+    r.ok(
+        &["review", "abandon", "1", OP, "--reason", "nothing on #12", "--yes"],
+        "jason-1-abandon",
+        "jason",
+        &format!("ok jason-1-abandon rev 5 review abandon 1 round 1 {OP} requesting -> abandoned (duplicate risk)"),
+    );
+    let (text, code, _) = doctor(&r.repo);
+    assert_eq!(
+        (text.as_str(), code),
+        ("ok doctor rev 5: nothing needs doing\n", 0)
+    );
+}
+
+#[test]
+fn a_request_left_uncertain_names_resolve_and_abandon_and_resolve_cures_it() {
+    use support::fake_gitea::{Answer, Endpoint};
+    use support::review::{OP, ready, to_review};
+    let (r, head) = ready("doctor-uncertain");
+    r.repo.install_guard();
+    // The comment is stored but the answer is lost: the outcome entry says uncertain.
+    r.fake
+        .script(Endpoint::PostComment, Answer::Drop { stored: true });
+    let out = r.run(&to_review(&head), OP, "darkwing");
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let (text, code, doc) = doctor(&r.repo);
+    let detail = unresolved("uncertain");
+    assert_eq!(
+        (text.as_str(), code),
+        (format!("review-unresolved: {detail}\n").as_str(), 2)
+    );
+    assert_eq!(
+        doc,
+        json!({"healthy": false, "revision": 5, "findings": [finding("review-unresolved", &detail, None, true)]})
+    );
+    // The person finds the comment on #12, and the owner resolves with it.
+    let comments = r.fake.comments();
+    assert_eq!(comments.len(), 1);
+    let n = comments[0].id.to_string();
+    let out = r.run(
+        &["review", "resolve", "1", OP, "--comment", &n],
+        "darkwing-1-resolve",
+        "darkwing",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (text, code, _) = doctor(&r.repo);
+    assert_eq!(
+        (text.as_str(), code),
+        ("ok doctor rev 6: nothing needs doing\n", 0)
+    );
+}

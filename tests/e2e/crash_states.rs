@@ -5,6 +5,7 @@
 #[path = "crash/mod.rs"]
 mod crash;
 
+use support::review::{OP, Review, to_review};
 use support::{Holder, Repo, ok};
 
 /// A committed genesis with the guard active.
@@ -39,14 +40,14 @@ macro_rules! verb {
         fn $power() {
             let (repo, args) = $setup();
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            crash::enumerate($name, &repo, &refs, &[], 0, &[]);
+            crash::enumerate($name, &repo, &refs, &[], 0, &[], None);
         }
 
         #[test]
         fn $faults() {
             let (repo, args) = $setup();
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            crash::sweep::sweep($name, &repo, &refs, &[], &[]);
+            crash::sweep::sweep($name, &repo, &refs, &[], &[], None);
         }
     };
 }
@@ -74,6 +75,55 @@ verb!(power_loss_render, io_errors_render, "render", render);
 verb!(power_loss_sync, io_errors_sync, "sync", sync);
 verb!(power_loss_unlock, io_errors_unlock, "unlock", unlock);
 verb!(power_loss_commit, io_errors_commit, "commit", commit);
+
+/// The Gitea variables of a run by `by`, as pairs the enumeration takes.
+fn gitea_env(r: &Review, by: &str) -> Vec<(String, String)> {
+    r.gitea_env(by)
+}
+
+/// Declares, for a set-up that returns a review harness (checkout and fake Gitea), the command
+/// to record and its seat, the power-loss test and the I/O-error test. A request whose comment
+/// may have been posted is the contract's case for a person (`review-unresolved`): the check
+/// plays that person, who looks on the issue and then resolves or abandons.
+macro_rules! review_verb {
+    ($power:ident, $faults:ident, $name:literal, $setup:ident) => {
+        #[test]
+        fn $power() {
+            let (r, args, by) = $setup();
+            let env = gitea_env(&r, by);
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (&**k, &**v)).collect();
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let person = ["review-unresolved"];
+            crash::enumerate($name, &r.repo, &refs, &env, 0, &person, Some(&r.fake));
+        }
+
+        #[test]
+        fn $faults() {
+            let (r, args, by) = $setup();
+            let env = gitea_env(&r, by);
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (&**k, &**v)).collect();
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let person = ["review-unresolved"];
+            crash::sweep::sweep($name, &r.repo, &refs, &env, &person, Some(&r.fake));
+        }
+    };
+}
+
+review_verb!(
+    power_loss_review_request,
+    io_errors_review_request,
+    "move in-review (posts a request)",
+    request_on_move
+);
+
+/// Row 1 with reviewers and in progress; the move into in-review opens a request attempt,
+/// posts its comment and logs the outcome: two writes with the POST between them.
+fn request_on_move() -> (Review, Vec<String>, &'static str) {
+    let (r, head) = support::review::ready("crash-request");
+    r.repo.install_guard();
+    let args = change(&to_review(&head), OP, "darkwing");
+    (r, args, "darkwing")
+}
 
 fn add() -> (Repo, Vec<String>) {
     let repo = ready("crash-add");

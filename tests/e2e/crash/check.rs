@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::model::State;
+use super::model::{Posted, State};
+use support::fake_gitea::{FakeGitea, Stored};
 use support::{Out, Repo, run_in};
 
 /// The boot id every command after the crash runs with: the host has rebooted.
@@ -50,6 +51,14 @@ pub const KINDS: &[&str] = &[
     "commit-indexes",
 ];
 
+/// The fake Gitea of a review request scenario, with the comments it held before the recorded
+/// run and after it.
+pub struct Remote<'a> {
+    pub fake: &'a FakeGitea,
+    pub before: Vec<Stored>,
+    pub after: Vec<Stored>,
+}
+
 /// What a scenario runs and how its commands are filled in.
 pub struct Scenario<'a> {
     pub repo: &'a Repo,
@@ -67,13 +76,17 @@ pub struct Scenario<'a> {
     /// Whether the commands after run as after a reboot (a power loss) or on the same boot (an
     /// I/O error the process survived).
     pub reboot: bool,
+    /// The fake Gitea a review request posts to, if the scenario has one.
+    pub remote: Option<Remote<'a>>,
 }
 
 /// What one look at doctor led to.
 enum Cure {
     Healthy,
     Ran,
-    Person(String),
+    /// A person decided as the finding said (a review request looked up on the issue, then
+    /// resolved or abandoned), and the command they ran went through.
+    Person,
 }
 
 /// How one state ended.
@@ -81,8 +94,9 @@ enum Cure {
 pub enum Verdict {
     /// Healthy, or healed by the retry and the commands doctor named (how many commands).
     Healed(usize),
-    /// Needs a person by the contract (a kind in `person_kinds`).
-    Person(String),
+    /// Healed after a person's decision the contract leaves to a person (a kind in
+    /// `person_kinds`), and the commands doctor named (how many commands in all).
+    Person(usize),
     Unsafe(String),
 }
 
@@ -105,9 +119,16 @@ impl Scenario<'_> {
         self.run(&args)
     }
 
-    /// Puts the checkout back to `pristine`, then writes the state's files over it.
+    /// Puts the checkout back to `pristine`, then writes the state's files over it; Gitea gets
+    /// the comments it held at the crash.
     pub fn materialize(&self, state: &State) {
         reset(&self.pristine, &self.repo.root);
+        if let Some(remote) = &self.remote {
+            remote.fake.set_comments(match state.posted {
+                Posted::No => remote.before.clone(),
+                Posted::Yes => remote.after.clone(),
+            });
+        }
         for (path, bytes) in &state.files {
             match bytes {
                 Some(b) => std::fs::write(path, b).unwrap(),
@@ -157,7 +178,10 @@ impl Scenario<'_> {
             ));
         }
         let mut steps = 0;
-        while retry.code != 0 {
+        let mut person = false;
+        // Once a person has settled a review request, its retry answers what the log holds
+        // (an abandoned attempt exits 1 by the contract): the retry is not run again.
+        while retry.code != 0 && !person {
             match self.next_cure()? {
                 Cure::Healthy => {
                     return Err(format!(
@@ -165,22 +189,26 @@ impl Scenario<'_> {
                         retry.stderr.trim()
                     ));
                 }
-                Cure::Person(kind) => return Ok(Verdict::Person(kind)),
-                Cure::Ran => steps += 1,
+                Cure::Person => person = true,
+                Cure::Ran => {}
             }
+            steps += 1;
             if steps > 3 {
                 return Err("the retry still refuses after 3 commands doctor named".to_owned());
             }
-            retry = self.retry();
-            one_line_or_ok(&retry, "the retry")?;
+            if !person {
+                retry = self.retry();
+                one_line_or_ok(&retry, "the retry")?;
+            }
         }
         // Whatever the retry leaves (a genesis still to commit) doctor names and cures.
         loop {
             match self.next_cure()? {
                 Cure::Healthy => break,
-                Cure::Person(kind) => return Ok(Verdict::Person(kind)),
-                Cure::Ran => steps += 1,
+                Cure::Person => person = true,
+                Cure::Ran => {}
             }
+            steps += 1;
             if steps > 4 {
                 return Err("not healthy after 4 commands doctor named".to_owned());
             }
@@ -194,7 +222,95 @@ impl Scenario<'_> {
         }
         // Property 1: every receipt printed before the crash is in the log exactly once.
         self.holds(&acked)?;
-        Ok(Verdict::Healed(steps))
+        self.posted_once()?;
+        Ok(if person {
+            Verdict::Person(steps)
+        } else {
+            Verdict::Healed(steps)
+        })
+    }
+
+    /// A review request's comment is on Gitea at most once: no retry or cure posted again.
+    fn posted_once(&self) -> Result<(), String> {
+        let (Some(remote), Some(op)) = (&self.remote, self.op()) else {
+            return Ok(());
+        };
+        let marker = format!("<!-- mosaic-queue-op: {op} -->");
+        let n = remote
+            .fake
+            .comments()
+            .iter()
+            .filter(|c| c.body.contains(&marker))
+            .count();
+        if n > 1 {
+            return Err(format!("the request {op} was posted {n} times"));
+        }
+        Ok(())
+    }
+
+    /// What a person does for `review-unresolved`, as its detail says: look on the issue for a
+    /// comment carrying the attempt's marker, then `review resolve` it (the owner) or have
+    /// jason `review abandon` it.
+    fn settle_request(&self, detail: &str) -> Result<(), String> {
+        let words: Vec<&str> = detail.split(' ').collect();
+        let (Some(id), Some(op)) = (words.get(1), words.get(6)) else {
+            return Err(format!("review-unresolved names no row and op: {detail}"));
+        };
+        let resolve = format!("`mosaic-queue review resolve {id} {op} --comment N`");
+        let abandon = format!("`mosaic-queue review abandon {id} {op} --reason TEXT --yes`");
+        if !detail.contains(&resolve) || !detail.contains(&abandon) {
+            return Err(format!(
+                "review-unresolved does not name resolve and abandon: {detail}"
+            ));
+        }
+        let remote = self
+            .remote
+            .as_ref()
+            .ok_or("review-unresolved in a scenario without Gitea")?;
+        let marker = format!("<!-- mosaic-queue-op: {op} -->");
+        let found = remote
+            .fake
+            .comments()
+            .into_iter()
+            .find(|c| c.body.contains(&marker));
+        let out = match found {
+            Some(c) => {
+                let n = c.id.to_string();
+                self.run(&[
+                    "review",
+                    "resolve",
+                    id,
+                    op,
+                    "--comment",
+                    &n,
+                    "--op",
+                    "person-resolve-0001",
+                    "--by",
+                    "darkwing",
+                ])
+            }
+            None => self.run(&[
+                "review",
+                "abandon",
+                id,
+                op,
+                "--reason",
+                "no comment on the issue after the crash",
+                "--yes",
+                "--op",
+                "person-abandon-0001",
+                "--by",
+                "jason",
+            ]),
+        };
+        if out.code != 0 {
+            return Err(format!(
+                "the person's resolve or abandon failed: exit {} {}",
+                out.code,
+                out.stderr.trim()
+            ));
+        }
+        Ok(())
     }
 
     /// Asks doctor, and runs the command of its first finding that needs action.
@@ -209,8 +325,9 @@ impl Scenario<'_> {
             .ok_or("doctor exit 2 without an actionable finding")?;
         let kind = next["kind"].as_str().unwrap_or_default();
         let Some(command) = next["command"].as_str() else {
-            if self.person_kinds.contains(&kind) {
-                return Ok(Cure::Person(kind.to_owned()));
+            if self.person_kinds.contains(&kind) && kind == "review-unresolved" {
+                self.settle_request(next["detail"].as_str().unwrap_or_default())?;
+                return Ok(Cure::Person);
             }
             return Err(format!("waits for a person: {}", next["detail"]));
         };

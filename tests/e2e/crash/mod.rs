@@ -9,9 +9,10 @@ pub mod sweep;
 
 use std::collections::BTreeSet;
 
-use check::{Scenario, Verdict, reset};
+use check::{Remote, Scenario, Verdict, reset};
 use model::Trace;
 
+use support::fake_gitea::FakeGitea;
 use support::{Repo, run_in};
 
 /// States checked per verb and model in the default (CI) run.
@@ -27,6 +28,7 @@ pub fn full() -> bool {
 pub struct Tally {
     pub enumerated: usize,
     pub checked: usize,
+    /// States healed after a person's decision the contract leaves to a person.
     pub person: usize,
     pub unsafe_states: Vec<String>,
     /// The most commands doctor named for one state before it was healthy.
@@ -48,7 +50,7 @@ pub fn receipts(repo: &Repo) -> BTreeSet<String> {
 }
 
 /// Records `args` run in `repo` (it must exit `code`), then checks its crash states under both
-/// models; panics naming the unsafe ones.
+/// models; panics naming the unsafe ones. `fake` is the Gitea a review request posts to.
 pub fn enumerate(
     verb: &str,
     repo: &Repo,
@@ -56,6 +58,7 @@ pub fn enumerate(
     env: &[(&str, &str)],
     code: i32,
     person_kinds: &[&str],
+    fake: Option<&FakeGitea>,
 ) {
     let pristine = repo.base.join("pristine");
     reset(&repo.root, &pristine);
@@ -64,6 +67,7 @@ pub fn enumerate(
     let _ = std::fs::remove_file(&trace_file);
     let mut with_trace: Vec<(&str, &str)> = env.to_vec();
     with_trace.push(("MOSAIC_IO_TRACE", trace_file.to_str().unwrap()));
+    let comments_before = fake.map(FakeGitea::comments).unwrap_or_default();
     let out = run_in(&repo.root, args, &with_trace);
     assert_eq!(
         out.code, code,
@@ -83,6 +87,11 @@ pub fn enumerate(
         before,
         person_kinds,
         reboot: true,
+        remote: fake.map(|fake| Remote {
+            fake,
+            before: comments_before,
+            after: fake.comments(),
+        }),
     };
     let full = full();
     let mut failures = Vec::new();
@@ -95,7 +104,10 @@ pub fn enumerate(
             tally.checked += 1;
             match scenario.check(&states[i]) {
                 Verdict::Healed(steps) => tally.most_steps = tally.most_steps.max(steps),
-                Verdict::Person(_) => tally.person += 1,
+                Verdict::Person(steps) => {
+                    tally.person += 1;
+                    tally.most_steps = tally.most_steps.max(steps);
+                }
                 Verdict::Unsafe(why) => tally.unsafe_states.push(format!("state {i}: {why}")),
             }
         }

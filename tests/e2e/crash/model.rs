@@ -27,6 +27,18 @@ pub enum Effect {
     },
     /// A line printed on stdout (a receipt is `ok <op> rev N ...`).
     Printed(String),
+    /// A named step of the run (`request-sending`, `request-posted`: the review request's POST
+    /// falls between them).
+    Step(String),
+}
+
+/// Whether a review request's comment exists on Gitea at the crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Posted {
+    /// Nothing was sent.
+    No,
+    /// The POST's answer came back: the comment exists.
+    Yes,
 }
 
 /// A recorded run: its effects and the inodes that existed before it.
@@ -47,6 +59,8 @@ pub type Files = BTreeMap<PathBuf, Option<Vec<u8>>>;
 pub struct State {
     pub files: Files,
     pub acked: BTreeSet<String>,
+    /// What Gitea holds: a crash during the POST leaves either (two states).
+    pub posted: Posted,
 }
 
 fn path_of(v: &Value, key: &str) -> PathBuf {
@@ -89,6 +103,13 @@ impl Trace {
             if ev == "printed" {
                 for l in v["text"].as_str().unwrap().lines() {
                     t.effects.push(Effect::Printed(l.to_owned()));
+                }
+                continue;
+            }
+            if ev == "step" {
+                let name = v["text"].as_str().unwrap();
+                if name.starts_with("request-") {
+                    t.effects.push(Effect::Step(name.to_owned()));
                 }
                 continue;
             }
@@ -210,6 +231,23 @@ impl Trace {
             .collect()
     }
 
+    /// What Gitea may hold after a crash following the first `c` effects: nothing before the
+    /// request is sent, the comment once its answer came back, either in between.
+    fn posted_at(&self, c: usize) -> &'static [Posted] {
+        let seen = |name: &str| {
+            self.effects[..c]
+                .iter()
+                .any(|e| matches!(e, Effect::Step(s) if s == name))
+        };
+        if seen("request-posted") {
+            &[Posted::Yes]
+        } else if seen("request-sending") {
+            &[Posted::No, Posted::Yes]
+        } else {
+            &[Posted::No]
+        }
+    }
+
     /// The lengths a data effect may land with when it is not yet synced: nothing, each 4 KiB
     /// boundary below its length, or all of it.
     fn torn(bytes: &[u8]) -> Vec<usize> {
@@ -250,10 +288,14 @@ impl Trace {
                     let chosen: Vec<(usize, usize)> = (0..k)
                         .map(|i| (i, lens.get(&i).copied().unwrap_or_else(|| self.full(i))))
                         .collect();
-                    out.push(State {
-                        files: self.apply(&chosen),
-                        acked: acked.clone(),
-                    });
+                    let files = self.apply(&chosen);
+                    for &posted in self.posted_at(c) {
+                        out.push(State {
+                            files: files.clone(),
+                            acked: acked.clone(),
+                            posted,
+                        });
+                    }
                 }
             }
         }
@@ -321,10 +363,14 @@ impl Trace {
                         .into_iter()
                         .map(|i| (i, lens.get(&i).copied().unwrap_or_else(|| self.full(i))))
                         .collect();
-                    out.push(State {
-                        files: self.apply(&chosen),
-                        acked: acked.clone(),
-                    });
+                    let files = self.apply(&chosen);
+                    for &posted in self.posted_at(c) {
+                        out.push(State {
+                            files: files.clone(),
+                            acked: acked.clone(),
+                            posted,
+                        });
+                    }
                 }
             }
         }
@@ -359,16 +405,23 @@ impl Trace {
     }
 }
 
-/// One state per distinct set of files; the receipts are every receipt printed before any
-/// crash that leaves it (the strongest claim to check).
+/// One state per distinct set of files and Gitea's comment; the receipts are every receipt
+/// printed before any crash that leaves it (the strongest claim to check).
 fn merge(states: Vec<State>) -> Vec<State> {
-    let mut by_files: BTreeMap<Files, BTreeSet<String>> = BTreeMap::new();
+    let mut by_files: BTreeMap<(Files, Posted), BTreeSet<String>> = BTreeMap::new();
     for s in states {
-        by_files.entry(s.files).or_default().extend(s.acked);
+        by_files
+            .entry((s.files, s.posted))
+            .or_default()
+            .extend(s.acked);
     }
     by_files
         .into_iter()
-        .map(|(files, acked)| State { files, acked })
+        .map(|((files, posted), acked)| State {
+            files,
+            acked,
+            posted,
+        })
         .collect()
 }
 

@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::check::{Scenario, Verdict, reset};
+use super::check::{Remote, Scenario, Verdict, reset};
 use super::{full, receipts};
+use support::fake_gitea::FakeGitea;
 use support::{Repo, run_in};
 
 /// Calls failed per verb in the default (CI) run.
@@ -26,8 +27,17 @@ const MUTATING: [&str; 7] = [
     "fsync_dir",
 ];
 
-/// Runs `args` once per call and fault; panics naming every run that broke a rule.
-pub fn sweep(verb: &str, repo: &Repo, args: &[&str], env: &[(&str, &str)], person_kinds: &[&str]) {
+/// Runs `args` once per call and fault; panics naming every run that broke a rule. `fake` is
+/// the Gitea a review request posts to; it is put back to what it held before each run.
+pub fn sweep(
+    verb: &str,
+    repo: &Repo,
+    args: &[&str],
+    env: &[(&str, &str)],
+    person_kinds: &[&str],
+    fake: Option<&FakeGitea>,
+) {
+    let comments_before = fake.map(FakeGitea::comments).unwrap_or_default();
     let pristine = repo.base.join("pristine-sweep");
     reset(&repo.root, &pristine);
     let scenario = Scenario {
@@ -41,6 +51,11 @@ pub fn sweep(verb: &str, repo: &Repo, args: &[&str], env: &[(&str, &str)], perso
         before: receipts(repo),
         person_kinds,
         reboot: false,
+        remote: fake.map(|fake| Remote {
+            fake,
+            before: comments_before.clone(),
+            after: Vec::new(),
+        }),
     };
     let before_queue = std::fs::read(repo.path("docs/plans/queue.json")).ok();
     let before_witness = std::fs::read(repo.path(".git/mosaic-queue.head")).ok();
@@ -75,6 +90,9 @@ pub fn sweep(verb: &str, repo: &Repo, args: &[&str], env: &[(&str, &str)], perso
         for kind in kinds {
             runs += 1;
             reset(&pristine, &repo.root);
+            if let Some(fake) = fake {
+                fake.set_comments(comments_before.clone());
+            }
             let what = format!(
                 "call {n} ({op} {}) {kind}",
                 call["path"].as_str().unwrap_or("")
