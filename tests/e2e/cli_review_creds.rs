@@ -100,7 +100,13 @@ fn every_credential_refusal_fails_the_attempt_with_no_connection() {
         (
             "MOSAIC_GITEA_URL",
             "ftp://127.0.0.1".into(),
-            "MOSAIC_GITEA_URL \"ftp://127.0.0.1\" is not an http:// or https:// URL; set it to the instance's base URL".into(),
+            "MOSAIC_GITEA_URL is not an http:// or https:// URL; set it to the instance's base URL, e.g. https://git.example.org".into(),
+        ),
+        // A password in the URL is named as the problem and never echoed.
+        (
+            "MOSAIC_GITEA_URL",
+            "http://darkwing:s3cret-pass@127.0.0.1".into(),
+            "MOSAIC_GITEA_URL contains credentials (a user or password before `@`); remove them (the token comes from MOSAIC_GITEA_CREDENTIAL_FILE); set it to the instance's base URL, e.g. https://git.example.org".into(),
         ),
         (
             "MOSAIC_GITEA_REPO",
@@ -146,6 +152,13 @@ fn every_credential_refusal_fails_the_attempt_with_no_connection() {
             "{var}={value}"
         );
         assert_eq!(r.fake.connections(), 0, "{var}={value}");
+        for text in [
+            &out.stdout,
+            &out.stderr,
+            &r.repo.read("docs/plans/queue.json"),
+        ] {
+            assert!(!text.contains("s3cret"), "{var}={value}: {text}");
+        }
     }
     // The seat's own file still posts: the refusals were about the files, not the seat.
     let op = "darkwing-1-request-ok";

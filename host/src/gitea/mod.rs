@@ -40,11 +40,11 @@ pub enum GiteaError {
     /// A variable that is not valid UTF-8.
     #[error("{0} is not valid UTF-8; set it to plain text")]
     NotUnicode(&'static str),
-    /// The base URL is not an http(s) URL.
+    /// The base URL is not an http(s) URL. The value is never echoed: it may hold a secret.
     #[error(
-        "MOSAIC_GITEA_URL {0:?} is not an http:// or https:// URL; set it to the instance's base URL"
+        "MOSAIC_GITEA_URL {0}; set it to the instance's base URL, e.g. https://git.example.org"
     )]
-    BadUrl(String),
+    BadUrl(UrlProblem),
     /// The repository is not `owner/name`.
     #[error("MOSAIC_GITEA_REPO {0:?} is not owner/name; set it to e.g. mosaic/mosaicstack")]
     BadRepo(String),
@@ -124,6 +124,37 @@ pub(crate) fn positive_id(value: Option<&serde_json::Value>) -> Result<u64, Stri
     }
 }
 
+/// What is wrong with `MOSAIC_GITEA_URL`, said without repeating any of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlProblem {
+    /// `user:password@` or `user@` before the host.
+    Credentials,
+    NotHttp,
+    NoHost,
+    /// `?`, `#` or `\`, which would smuggle a query or fragment into every request.
+    QueryOrFragment,
+    /// White space, control characters or non-ASCII.
+    NotPrintable,
+    TrailingSlash,
+}
+
+impl std::fmt::Display for UrlProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            UrlProblem::Credentials => {
+                "contains credentials (a user or password before `@`); remove them (the token comes from MOSAIC_GITEA_CREDENTIAL_FILE)"
+            }
+            UrlProblem::NotHttp => "is not an http:// or https:// URL",
+            UrlProblem::NoHost => "names no host",
+            UrlProblem::QueryOrFragment => "holds a `?`, `#` or `\\`; give the base URL alone",
+            UrlProblem::NotPrintable => {
+                "holds white space, control or non-ASCII characters"
+            }
+            UrlProblem::TrailingSlash => "ends in `/`",
+        })
+    }
+}
+
 impl GiteaConfig {
     /// `MOSAIC_GITEA_URL`, `MOSAIC_GITEA_REPO` (owner/name), `MOSAIC_GITEA_CREDENTIAL_FILE`;
     /// the deadline is 30 s.
@@ -150,9 +181,7 @@ impl GiteaConfig {
                 "the seat's own token file",
             ))?;
         let url = url.trim_end_matches('/').to_owned();
-        if !valid_url(&url) {
-            return Err(GiteaError::BadUrl(url));
-        }
+        url_problem(&url).map_or(Ok(()), |p| Err(GiteaError::BadUrl(p)))?;
         let (owner, name) = match repo.split_once('/') {
             Some((o, n)) if valid_name(o) && valid_name(n) => (o.to_owned(), n.to_owned()),
             _ => return Err(GiteaError::BadRepo(repo)),
@@ -169,8 +198,11 @@ impl GiteaConfig {
     /// The config as the client can use it; fields are public, so callers may have built one
     /// by hand.
     fn check(&self) -> Result<(), GiteaError> {
-        if !valid_url(&self.url) || self.url.ends_with('/') {
-            return Err(GiteaError::BadUrl(self.url.clone()));
+        if let Some(problem) = url_problem(&self.url) {
+            return Err(GiteaError::BadUrl(problem));
+        }
+        if self.url.ends_with('/') {
+            return Err(GiteaError::BadUrl(UrlProblem::TrailingSlash));
         }
         if !valid_name(&self.owner) || !valid_name(&self.repo) {
             return Err(GiteaError::BadRepo(format!("{}/{}", self.owner, self.repo)));
@@ -204,21 +236,31 @@ fn deadline(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Duratio
 }
 
 /// `http://` or `https://`, a host, and nothing that would smuggle a query, fragment,
-/// credentials or whitespace into the request line.
-fn valid_url(url: &str) -> bool {
+/// credentials or whitespace into the request line; `None` when the URL is usable.
+/// Credentials are looked for first, in any shape of value, so that no other refusal is the
+/// one that gets reported for a URL that holds a password.
+fn url_problem(url: &str) -> Option<UrlProblem> {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return Some(UrlProblem::Credentials);
+    }
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"));
-    match rest {
-        Some(r) => {
-            let host = r.split('/').next().unwrap_or("");
-            !host.is_empty()
-                && !host.contains('@')
-                && r.bytes()
-                    .all(|b| b.is_ascii_graphic() && !b"?#\\".contains(&b))
-        }
-        None => false,
+    let Some(r) = rest else {
+        return Some(UrlProblem::NotHttp);
+    };
+    if !r.bytes().all(|b| b.is_ascii_graphic()) {
+        return Some(UrlProblem::NotPrintable);
     }
+    if r.bytes().any(|b| b"?#\\".contains(&b)) {
+        return Some(UrlProblem::QueryOrFragment);
+    }
+    if r.split('/').next().unwrap_or("").is_empty() {
+        return Some(UrlProblem::NoHost);
+    }
+    None
 }
 
 /// A Gitea owner or repository name: letters, digits, `.`, `_`, `-`, and not a dot path.
@@ -290,19 +332,44 @@ mod tests {
                 "{err}"
             );
         }
-        for url in [
-            "ftp://x",
-            "git.example.org",
-            "https://",
-            "https://a b",
-            "https://u@h",
-            "http://h/?q",
+        for (url, problem) in [
+            ("ftp://x", UrlProblem::NotHttp),
+            ("git.example.org", UrlProblem::NotHttp),
+            // The trailing slashes go first, so this one is "https:".
+            ("https://", UrlProblem::NotHttp),
+            ("https:///api", UrlProblem::NoHost),
+            ("https://a b", UrlProblem::NotPrintable),
+            ("https://u@h", UrlProblem::Credentials),
+            (
+                "https://user:s3cret@git.example.org",
+                UrlProblem::Credentials,
+            ),
+            ("ftp://user:s3cret@h", UrlProblem::Credentials),
+            ("user:s3cret@h", UrlProblem::Credentials),
+            ("https://user:s3cret@h?x#y", UrlProblem::Credentials),
+            ("http://h/?q", UrlProblem::QueryOrFragment),
+            ("http://h/x?token=s3cret", UrlProblem::QueryOrFragment),
         ] {
             let mut v = base.to_vec();
             v[0].1 = url;
             let err = GiteaConfig::from_vars(vars(&v)).unwrap_err();
-            assert!(matches!(err, GiteaError::BadUrl(_)), "{url}: {err}");
+            assert!(
+                matches!(err, GiteaError::BadUrl(p) if p == problem),
+                "{url}: {err}"
+            );
+            // The value is never echoed: it may hold a password or a token.
+            let text = err.to_string();
+            assert!(
+                !text.contains("s3cret") && !text.contains(&format!("URL {url}")),
+                "{url}: {text}"
+            );
         }
+        let mut v = base.to_vec();
+        v[0].1 = "https://user:s3cret@git.example.org";
+        assert_eq!(
+            GiteaConfig::from_vars(vars(&v)).unwrap_err().to_string(),
+            "MOSAIC_GITEA_URL contains credentials (a user or password before `@`); remove them (the token comes from MOSAIC_GITEA_CREDENTIAL_FILE); set it to the instance's base URL, e.g. https://git.example.org"
+        );
         for repo in ["o", "o/", "/r", "o/r/x", "o/..", "o/r?x", "o r/x"] {
             let mut v = base.to_vec();
             v[1].1 = repo;
