@@ -117,6 +117,35 @@ fn committed(out: &support::Out, rev: u64) -> String {
 }
 
 #[test]
+fn an_empty_message_or_a_commit_of_nothing_new_is_refused() {
+    let repo = ready("empty");
+    let b = before(&repo);
+    for message in ["", " ", "\n\t "] {
+        let out = repo.run(&["commit", "-m", message, "--by", "lead"], &[]);
+        assert_eq!(
+            out.fails(4),
+            "mosaic-queue: commit needs a message: pass -m with some text (it is the commit's message)",
+            "{message:?}"
+        );
+        published_nothing(&repo, &b);
+    }
+    let first = committed(&commit(&repo, &["--by", "lead"], &[]), 3);
+    // Nothing happened since: the same two files would make a commit that changes nothing.
+    let b = before(&repo);
+    assert_eq!(
+        commit(&repo, &["--by", "lead"], &[]).fails(2),
+        "mosaic-queue: nothing to commit: HEAD already holds these bytes of docs/plans/queue.json and QUEUE.md; nothing was published"
+    );
+    published_nothing(&repo, &b);
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), first);
+    assert_eq!(
+        repo.git(&["rev-list", "--count", "--all"]),
+        repo.git(&["rev-list", "--count", "HEAD"]),
+        "no stray commit object reachable from a ref"
+    );
+}
+
+#[test]
 fn commits_exactly_the_snapshot_bytes_and_nothing_else_staged() {
     let repo = ready("happy");
     let h = repo.git(&["rev-parse", "HEAD"]);

@@ -18,6 +18,12 @@ const RESET: &str = "git reset -q -- docs/plans/queue.json docs/plans/QUEUE.md";
 
 /// `commit -m MSG [--genesis] [--by NAME]`.
 pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
+    // A bad argument value, like any other: usage, before anything is read.
+    if message.trim().is_empty() {
+        return Err(Failure::usage(
+            "commit needs a message: pass -m with some text (it is the commit's message)",
+        ));
+    }
     let by = actor(by)?;
     if !rules::is_lead_or_privileged(&by) {
         return Err(Failure::refused(format!(
@@ -150,6 +156,14 @@ fn build(
     }
     let tree =
         git::text(root, &["write-tree"], Some(index.path())).map_err(failed("write the tree"))?;
+    let head_tree = git::text(root, &["rev-parse", &format!("{head}^{{tree}}")], None)
+        .map_err(failed("read HEAD's tree"))?;
+    if tree == head_tree {
+        return Err(Failure::new(
+            2,
+            "nothing to commit: HEAD already holds these bytes of docs/plans/queue.json and QUEUE.md; nothing was published",
+        ));
+    }
     git::text(
         root,
         &["commit-tree", &tree, "-p", head, "-m", message],
