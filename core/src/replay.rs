@@ -174,7 +174,7 @@ fn rows_diff(file: &[Row], replayed: &[Row]) -> String {
         .into_iter()
         .find(|(_, same)| !same)
         .map_or("a field", |(name, _)| name);
-        return format!("row {} has a {field} the log does not produce", f.id);
+        return format!("row {}'s {field} is not what the log produces", f.id);
     }
     format!(
         "the file has {} rows but the log produces {}",

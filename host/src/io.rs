@@ -1,12 +1,254 @@
 //! The I/O layer: every filesystem call the store makes goes through `Io`, so tests can inject
-//! faults. `RealIo` is rustix: files opened with O_CLOEXEC and O_NOFOLLOW, new files created
-//! exclusively and fsynced before they are linked or renamed into place. Each call passes a
-//! `Hook`, through which the fault-injection build records calls and fails them (`io/seams.rs`).
+//! faults. `RealIo` is rustix: every file is opened non-blocking with O_CLOEXEC (and O_NOFOLLOW
+//! for the queue's own files), checked on the open descriptor to be a regular file under its
+//! kind's size cap, and read no further than that cap; new files are created exclusively and
+//! fsynced before they are linked or renamed into place. docs/limits.md lists the caps. Each
+//! call passes a `Hook`, through which the fault-injection build records calls and fails them
+//! (`io/seams.rs`).
 
-use std::io;
-use std::path::Path;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 
-use rustix::fs::{self, Mode, OFlags};
+use rustix::fs::{self, FileType, Mode, OFlags};
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * KIB;
+
+/// The cap on a lock, the unlock gate and the witness: each holds a few hundred bytes.
+pub const STATE_CAP: u64 = 64 * KIB;
+/// The cap on queue.json (and a snapshot's queue.json, `--base`, the read view): far above the
+/// 100k-entry benchmark's 45 MiB, far below what would exhaust a machine's memory.
+pub const QUEUE_JSON_CAP: u64 = 256 * MIB;
+/// The cap on QUEUE.md (and a snapshot's QUEUE.md, the migration map): the table of every row.
+pub const QUEUE_MD_CAP: u64 = 64 * MIB;
+/// The cap on a `--candidate` manifest: one `<sha256> <path>` line per file, about 10,000
+/// files per MiB.
+pub const MANIFEST_CAP: u64 = 4 * MIB;
+/// The cap on a git hook the guard installs or inspects.
+pub const HOOK_CAP: u64 = MIB;
+
+/// What a file the tool reads holds. It decides the size cap, whether a symlink at the path
+/// is followed, and the next step a refusal names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `.git/mosaic-queue.lock`.
+    Lock,
+    /// `.git/mosaic-queue.unlock`.
+    Gate,
+    /// `.git/mosaic-queue.head`.
+    Witness,
+    /// `.git/mosaic-queue.view`, a cache: any refusal skips it.
+    View,
+    /// `docs/plans/queue.json`.
+    QueueJson,
+    /// `docs/plans/QUEUE.md`.
+    QueueMd,
+    /// queue.json inside a `verify --snapshot` directory.
+    SnapshotJson,
+    /// QUEUE.md inside a `verify --snapshot` directory.
+    SnapshotMd,
+    /// `verify --snapshot --base FILE`.
+    Base,
+    /// A `--candidate` manifest.
+    Manifest,
+    /// The migration map (`genesis --map`, `map-check --map`).
+    Map,
+    /// A git hook (`install-hook`'s source, the installed pre-commit hook).
+    Hook,
+}
+
+impl Kind {
+    /// The most bytes read from a file of this kind.
+    pub fn cap(self) -> u64 {
+        match self {
+            Kind::Lock | Kind::Gate | Kind::Witness => STATE_CAP,
+            Kind::View | Kind::QueueJson | Kind::SnapshotJson | Kind::Base => QUEUE_JSON_CAP,
+            Kind::QueueMd | Kind::SnapshotMd | Kind::Map => QUEUE_MD_CAP,
+            Kind::Manifest => MANIFEST_CAP,
+            Kind::Hook => HOOK_CAP,
+        }
+    }
+
+    /// The file as a refusal names its cap ("the 256 MiB cap for queue.json").
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Lock => "a queue lock",
+            Kind::Gate => "the unlock gate",
+            Kind::Witness => "the witness",
+            Kind::View => "the read view",
+            Kind::QueueJson | Kind::SnapshotJson => "queue.json",
+            Kind::QueueMd | Kind::SnapshotMd => "QUEUE.md",
+            Kind::Base => "a --base queue.json",
+            Kind::Manifest => "a manifest",
+            Kind::Map => "a migration map",
+            Kind::Hook => "a git hook",
+        }
+    }
+
+    /// Whether a symlink at the path is followed. The queue's own files never are: the tool
+    /// writes them by rename, which would replace the link, so readers refuse it as writers do.
+    /// The files a person names on the command line are followed.
+    fn follows_symlinks(self) -> bool {
+        matches!(self, Kind::Base | Kind::Manifest | Kind::Map)
+    }
+
+    /// What a person does about a refused file of this kind.
+    pub fn next_step(self) -> &'static str {
+        match self {
+            Kind::Lock | Kind::Gate => {
+                "check that no queue command is running, then remove it by hand"
+            }
+            Kind::Witness => "see Manual recovery",
+            Kind::View => "remove it; it is a cache the next write rebuilds",
+            Kind::QueueJson => {
+                "restore it from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+            }
+            Kind::QueueMd => "restore it from git (`git checkout -- docs/plans/QUEUE.md`)",
+            Kind::SnapshotJson | Kind::SnapshotMd => {
+                "take the snapshot again with `mosaic-queue snapshot --out DIR`"
+            }
+            Kind::Base => {
+                "pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
+            }
+            Kind::Manifest => {
+                "pass a manifest file of `<sha256> <path>` lines under the cap, or a commit"
+            }
+            Kind::Map => "pass the reviewed migration map file",
+            Kind::Hook => "restore the hook from git",
+        }
+    }
+}
+
+/// Why a file was not read: it is not a plain file of a sane size. Carried inside the
+/// `io::Error` that `Io::read` returns; `refusal` finds it again.
+#[derive(Debug)]
+pub enum Refusal {
+    Symlink {
+        path: PathBuf,
+        kind: Kind,
+    },
+    NotRegular {
+        path: PathBuf,
+        kind: Kind,
+        what: &'static str,
+    },
+    TooLarge {
+        path: PathBuf,
+        kind: Kind,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = match self {
+            Refusal::Symlink { path, .. }
+            | Refusal::NotRegular { path, .. }
+            | Refusal::TooLarge { path, .. } => path,
+        };
+        write!(f, "{} {}", path.display(), self.reason())
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+impl Refusal {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Refusal::Symlink { kind, .. }
+            | Refusal::NotRegular { kind, .. }
+            | Refusal::TooLarge { kind, .. } => *kind,
+        }
+    }
+
+    /// What is wrong with the file, without its path: "is a symlink; ...".
+    pub fn reason(&self) -> String {
+        match self {
+            Refusal::Symlink { kind, .. } => {
+                format!(
+                    "is a symlink; {} must be a regular file, not a link",
+                    kind.noun()
+                )
+            }
+            Refusal::NotRegular { what, .. } => format!("is {what}, not a regular file"),
+            Refusal::TooLarge { kind, .. } => format!(
+                "is larger than the {} cap for {}",
+                size_text(kind.cap()),
+                kind.noun()
+            ),
+        }
+    }
+
+    /// The stable kind `--json` prints for it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Refusal::Symlink { .. } => "file-is-symlink",
+            Refusal::NotRegular { .. } => "file-not-regular",
+            Refusal::TooLarge { .. } => "file-over-cap",
+        }
+    }
+
+    /// The refusal and what to do, as the one line a command prints.
+    pub fn line(&self) -> String {
+        match self {
+            Refusal::Symlink { .. } => {
+                format!("{self}: replace the link with a copy of the file it points to")
+            }
+            _ => format!("{self}; {}", self.kind().next_step()),
+        }
+    }
+
+    fn into_io(self) -> io::Error {
+        let kind = match self {
+            Refusal::TooLarge { .. } => io::ErrorKind::FileTooLarge,
+            _ => io::ErrorKind::InvalidInput,
+        };
+        io::Error::new(kind, self)
+    }
+}
+
+/// The refusal an `Io::read` error carries, if it is one (and not an I/O failure).
+pub fn refusal(e: &io::Error) -> Option<&Refusal> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Refusal>())
+}
+
+/// The `Refusal` an `Io::read` error carries, or the error as it was.
+pub fn into_refusal(e: io::Error) -> Result<Refusal, io::Error> {
+    if refusal(&e).is_none() {
+        return Err(e);
+    }
+    let kind = e.kind();
+    match e.into_inner() {
+        Some(inner) => inner
+            .downcast::<Refusal>()
+            .map(|r| *r)
+            .map_err(|inner| io::Error::new(kind, inner)),
+        None => Err(io::Error::from(kind)),
+    }
+}
+
+/// A cap as a refusal prints it: "256 MiB", "64 KiB".
+pub fn size_text(bytes: u64) -> String {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+fn type_name(ty: FileType) -> &'static str {
+    match ty {
+        FileType::Directory => "a directory",
+        FileType::Fifo => "a named pipe (FIFO)",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Symlink => "a symlink",
+        _ => "not a plain file",
+    }
+}
 
 /// Filesystems the durability claims hold on (statfs magic numbers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,8 +289,10 @@ pub struct FileId {
 
 /// The filesystem calls of the store.
 pub trait Io {
-    /// The whole file; `NotFound` when it does not exist. Refuses to follow a symlink.
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// The whole file; `NotFound` when it does not exist. The open never blocks; anything but
+    /// a regular file within `kind`'s cap is refused with an error that carries a `Refusal`,
+    /// and so is a symlink unless `kind` names a file a person passed on the command line.
+    fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>>;
     /// Creates `path` (which must not exist), writes `bytes` and fsyncs the file.
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
@@ -62,6 +306,13 @@ pub trait Io {
     fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The file's identity (lstat: a symlink is not followed).
     fn file_id(&self, path: &Path) -> io::Result<FileId>;
+    /// Refuses, as `read` would, what is at `path` without opening it (lstat): a symlink
+    /// (unless `kind` follows them), anything but a regular file, a size over `kind`'s cap.
+    /// `Ok` when there is a regular file or nothing. For verbs that do not read the file but
+    /// must refuse the same states as those that do.
+    fn check(&self, path: &Path, kind: Kind) -> io::Result<()> {
+        check_at(path, kind)
+    }
     /// Whether tmpfs counts as supported: only a test's I/O layer says yes.
     fn allow_tmpfs(&self) -> bool {
         false
@@ -118,8 +369,8 @@ impl RealIo {
 }
 
 impl Io for RealIo {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.sys().read(path)
+    fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
+        self.sys().read(path, kind)
     }
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.sys().create_synced(path, bytes)
@@ -193,18 +444,8 @@ impl Sys {
 }
 
 impl Io for Sys {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        self.call(Call::Read(path), || {
-            let fd = fs::open(
-                path,
-                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
-                Mode::empty(),
-            )?;
-            let mut file = std::fs::File::from(fd);
-            let mut out = Vec::new();
-            io::Read::read_to_end(&mut file, &mut out)?;
-            Ok(out)
-        })
+    fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
+        self.call(Call::Read(path), || read_checked(path, kind))
     }
 
     /// A file this call created and could not fill and fsync is removed again: nothing
@@ -283,3 +524,168 @@ impl Io for Sys {
 
 #[cfg(feature = "fault-injection")]
 pub mod seams;
+
+/// `Io::check` on the real filesystem.
+pub fn check_at(path: &Path, kind: Kind) -> io::Result<()> {
+    let st = match if kind.follows_symlinks() {
+        fs::stat(path)
+    } else {
+        fs::lstat(path)
+    } {
+        Ok(st) => st,
+        Err(rustix::io::Errno::NOENT) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    let path = path.to_path_buf();
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile if u64::try_from(st.st_size).unwrap_or(0) > kind.cap() => {
+            Err(Refusal::TooLarge { path, kind }.into_io())
+        }
+        FileType::RegularFile => Ok(()),
+        FileType::Symlink => Err(Refusal::Symlink { path, kind }.into_io()),
+        ty => Err(Refusal::NotRegular {
+            path,
+            kind,
+            what: type_name(ty),
+        }
+        .into_io()),
+    }
+}
+
+/// `RealIo::read`: open without blocking (a FIFO's open would wait for a writer), refuse what
+/// fstat says is not a regular file or is over the cap, then read at most cap + 1 bytes, since
+/// the file may grow after the fstat.
+pub fn read_checked(path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
+    let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
+    if !kind.follows_symlinks() {
+        flags |= OFlags::NOFOLLOW;
+    }
+    let fd = match fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        // ELOOP is also a loop of links on the way; only a link at the path itself is named.
+        Err(rustix::io::Errno::LOOP)
+            if fs::lstat(path)
+                .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink) =>
+        {
+            return Err(Refusal::Symlink {
+                path: path.to_path_buf(),
+                kind,
+            }
+            .into_io());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let st = fs::fstat(&fd)?;
+    let ty = FileType::from_raw_mode(st.st_mode);
+    if ty != FileType::RegularFile {
+        return Err(Refusal::NotRegular {
+            path: path.to_path_buf(),
+            kind,
+            what: type_name(ty),
+        }
+        .into_io());
+    }
+    let cap = kind.cap();
+    let too_large = || {
+        Refusal::TooLarge {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into_io()
+    };
+    let size = u64::try_from(st.st_size).unwrap_or(0);
+    if size > cap {
+        return Err(too_large());
+    }
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    std::fs::File::from(fd)
+        .take(cap + 1)
+        .read_to_end(&mut out)?;
+    if out.len() as u64 > cap {
+        return Err(too_large());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("mosaic-io-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn caps_print_in_binary_units() {
+        assert_eq!(size_text(QUEUE_JSON_CAP), "256 MiB");
+        assert_eq!(size_text(STATE_CAP), "64 KiB");
+        assert_eq!(size_text(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_plain_file_of_a_sane_size() {
+        let dir = scratch("refuse");
+        let fifo = dir.join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // No writer: a blocking open would never return.
+        let e = read_checked(&fifo, Kind::QueueJson).unwrap_err();
+        assert_eq!(
+            refusal(&e).unwrap().to_string(),
+            format!(
+                "{} is a named pipe (FIFO), not a regular file",
+                fifo.display()
+            )
+        );
+        let e = read_checked(&dir, Kind::Witness).unwrap_err();
+        assert!(matches!(
+            refusal(&e),
+            Some(Refusal::NotRegular {
+                what: "a directory",
+                ..
+            })
+        ));
+        let e = read_checked(Path::new("/dev/zero"), Kind::Manifest).unwrap_err();
+        assert!(matches!(refusal(&e), Some(Refusal::NotRegular { .. })));
+
+        let big = dir.join("big");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(STATE_CAP + 1).unwrap();
+        let e = read_checked(&big, Kind::Lock).unwrap_err();
+        assert_eq!(
+            refusal(&e).unwrap().line(),
+            format!(
+                "{} is larger than the 64 KiB cap for a queue lock; check that no queue command is running, then remove it by hand",
+                big.display()
+            )
+        );
+        f.set_len(STATE_CAP).unwrap();
+        assert_eq!(
+            read_checked(&big, Kind::Lock).unwrap().len() as u64,
+            STATE_CAP
+        );
+
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&big, &link).unwrap();
+        let e = read_checked(&link, Kind::QueueMd).unwrap_err();
+        assert!(matches!(refusal(&e), Some(Refusal::Symlink { .. })));
+        assert_eq!(
+            read_checked(&link, Kind::Base).unwrap().len() as u64,
+            STATE_CAP
+        );
+
+        let e = read_checked(&dir.join("absent"), Kind::Lock).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert!(refusal(&e).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -18,7 +18,7 @@ fn main() {
         Err(e) => {
             // A number queue.json could not hold is refused data (exit 2), not a usage slip.
             if let Some(line) = cli::number::refusal(&e) {
-                eprintln!("mosaic-queue: {line}");
+                cli::warn(&format!("mosaic-queue: {line}"));
                 std::process::exit(Exit::Refused.code());
             }
             let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
@@ -28,7 +28,7 @@ fn main() {
                 let line = text.lines().next().unwrap_or("invalid arguments");
                 let line = line.strip_prefix("error: ").unwrap_or(line);
                 let failure = Failure::usage(format!("{line}; see --help"));
-                eprintln!("mosaic-queue: {}", failure.message);
+                cli::warn(&format!("mosaic-queue: {}", failure.message));
                 output::set_json(true);
                 std::process::exit(output::finish("", false, &Err(failure)));
             }
@@ -40,7 +40,7 @@ fn main() {
     let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
     let result = cli::run(parsed);
     if let Err(f) = &result {
-        eprintln!("mosaic-queue: {}", f.message);
+        cli::warn(&format!("mosaic-queue: {}", f.message));
     }
     let code = if output::json() {
         output::finish(verb, change, &result)

@@ -484,7 +484,7 @@ fn verify_snapshot_refuses_a_stale_table_and_a_bad_base() {
     assert_eq!(
         verify(&missing, None).fails(1),
         format!(
-            "mosaic-queue: cannot read {}: No such file or directory (os error 2)",
+            "mosaic-queue: cannot read {}: No such file or directory (os error 2); take the snapshot again with `mosaic-queue snapshot --out DIR`",
             missing.join("queue.json").display()
         )
     );

@@ -622,8 +622,8 @@ fn prime_orients_a_seat_in_a_few_lines() {
     assert!(out.stdout.contains("mosaic-queue list --stale 3"));
     let out = repo.run(&["prime"], &[]);
     assert_eq!(
-        out.fails(4),
-        "mosaic-queue: prime needs a SEAT or MOSAIC_AGENT_NAME"
+        out.fails(2),
+        "mosaic-queue: refused: prime needs a seat: pass `mosaic-queue prime SEAT` or set MOSAIC_AGENT_NAME"
     );
 }
 

@@ -25,7 +25,7 @@ fn a_hand_edit_of_queue_json_is_refused_by_every_verb() {
         text.replacen("\"note\": \"first\"", "\"note\": \"frist\"", 1),
     );
     let before = repo.snapshot();
-    let line = "mosaic-queue: queue.json is invalid: rows differ from the replayed log: row 1 has a note the log does not produce";
+    let line = "mosaic-queue: queue.json is invalid: rows differ from the replayed log: row 1's note is not what the log produces; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery";
     for args in [
         vec!["list"],
         vec!["show", "1"],

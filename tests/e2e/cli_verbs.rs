@@ -651,10 +651,27 @@ fn the_actor_is_by_else_the_environment() {
             "mosaic-queue: no actor: pass --by NAME or set MOSAIC_AGENT_NAME"
         );
     }
-    let out = repo.run(&["next"], &[]);
+    // The contract: next without a seat refuses, exit 2 like every refusal.
+    let no_seat = "mosaic-queue: refused: next needs a seat: pass `mosaic-queue next SEAT` or set MOSAIC_AGENT_NAME";
+    assert_eq!(repo.run(&["next"], &[]).fails(2), no_seat);
     assert_eq!(
-        out.fails(4),
-        "mosaic-queue: next needs a SEAT or MOSAIC_AGENT_NAME"
+        repo.run(&["next"], &[("MOSAIC_AGENT_NAME", "")]).fails(2),
+        no_seat
     );
+    // A name that is no seat is refused, never handed a row.
+    for (args, env, name) in [
+        (&["next", ""][..], &[][..], ""),
+        (&["next", "Bad Seat"], &[], "Bad Seat"),
+        (&["next", "--json", "darkwing "], &[], "darkwing "),
+        (&["next"], &[("MOSAIC_AGENT_NAME", "bad seat")], "bad seat"),
+    ] {
+        assert_eq!(
+            repo.run(args, env).fails(2),
+            format!(
+                "mosaic-queue: refused: seat {name:?} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+            ),
+            "{args:?} {env:?}"
+        );
+    }
     repo.assert_unchanged(&before);
 }

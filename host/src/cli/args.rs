@@ -15,6 +15,7 @@ use mosaic_queue_core::{Status, rules};
 use super::number::{self, NumberError};
 use super::{Change, Failure, ReviewVerb, Verb};
 use crate::git;
+use crate::io::{Kind, Refusal};
 
 fn status(s: &str) -> Result<Status, Failure> {
     Status::parse(s).ok_or_else(|| {
@@ -115,7 +116,21 @@ pub struct Candidate {
 /// branch or tag.
 pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
     let path = root.join(given);
-    if let Ok(bytes) = std::fs::read(&path) {
+    let read = match crate::io::read_checked(&path, Kind::Manifest) {
+        Ok(bytes) => Some(bytes),
+        // A directory is never a manifest, and may share a branch's name: try the commit.
+        Err(e) => match crate::io::into_refusal(e) {
+            Ok(Refusal::NotRegular {
+                what: "a directory",
+                ..
+            }) => None,
+            Ok(refused) => {
+                return Err(Failure::refused(format!("--candidate: {}", refused.line())));
+            }
+            Err(_) => None,
+        },
+    };
+    if let Some(bytes) = read {
         let text = String::from_utf8(bytes)
             .map_err(|_| Failure::refused(format!("manifest {given}: is not UTF-8")))?;
         manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;

@@ -159,8 +159,7 @@ fn build(
     let head_tree = git::text(root, &["rev-parse", &format!("{head}^{{tree}}")], None)
         .map_err(failed("read HEAD's tree"))?;
     if tree == head_tree {
-        return Err(Failure::new(
-            2,
+        return Err(Failure::refused(
             "nothing to commit: HEAD already holds these bytes of docs/plans/queue.json and QUEUE.md; nothing was published",
         ));
     }

@@ -184,8 +184,7 @@ fn build(dir: &Path) -> CliResult {
         crate::say!("ok doctor rev {rev}: nothing needs doing");
     }
 
-    let md = std::fs::read_to_string(&paths.queue_md)
-        .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
+    let md = super::write::read_queue_md(&paths)?;
     crate::say!();
     crate::say!("docs/plans/QUEUE.md:");
     crate::say!();

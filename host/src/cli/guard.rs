@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::{CliResult, Failure, actor};
 use crate::git;
-use crate::store::session;
+use crate::store::session::{self, Kind};
 
 /// The two files only `mosaic-queue commit` may commit.
 pub const QUEUE_PATHS: [&str; 2] = ["docs/plans/queue.json", "docs/plans/QUEUE.md"];
@@ -115,8 +115,7 @@ pub(super) fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> 
         )));
     }
     // O_NOFOLLOW: a symlink swapped in after the check above fails here instead of being read.
-    let bytes = session::read_file(&source)
-        .map_err(|e| Failure::failed(format!("cannot read {HOOK_SOURCE}: {e}")))?;
+    let bytes = super::read_file(&source, Kind::Hook)?;
     write_hook(&root.join(HOOK_TARGET), &bytes)
         .map_err(|e| Failure::failed(format!("cannot install {HOOK_TARGET}: {e}")))?;
     let digest: String = Sha256::digest(&bytes)

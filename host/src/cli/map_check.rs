@@ -13,8 +13,7 @@ use crate::store::session;
 /// `map-check --map FILE`: exit 0 with no drift, else the report and exit 2.
 pub fn map_check(map_path: &Path) -> CliResult {
     let paths = session::locate()?;
-    let map_text = std::fs::read_to_string(map_path)
-        .map_err(|e| Failure::failed(format!("cannot read the map {}: {e}", map_path.display())))?;
+    let map_text = super::write::read_map(map_path)?;
     let map = map::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the map {}: {e}", map_path.display())))?;
     let source = git::run(&paths.root, &["cat-file", "blob", &map.source]).map_err(|_| {
@@ -24,10 +23,7 @@ pub fn map_check(map_path: &Path) -> CliResult {
             ),
         )
     })?;
-    let current = std::fs::read(&paths.queue_md)
-        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", paths.queue_md.display())))?;
-    let current =
-        String::from_utf8(current).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
+    let current = super::write::read_queue_md(&paths)?;
     let drift = map::drift(&map, &source, &current);
     if drift.is_empty() {
         crate::say!("ok map-check: no drift");

@@ -25,7 +25,7 @@ mod verify_snapshot;
 mod wait;
 mod write;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 use mosaic_queue_core::{QueueError, VerbError};
@@ -36,7 +36,7 @@ use crate::exit::Exit;
 use crate::sandbox::SandboxError;
 use crate::store::StoreError;
 use crate::store::lock::LockError;
-use crate::store::session::SessionError;
+use crate::store::session::{self, Kind, SessionError};
 
 /// A failed command: the one line to print, how the command ends, and for `--json` its stable
 /// kind and whether the same command may simply be run again.
@@ -185,6 +185,34 @@ impl From<QueueError> for Failure {
 pub type CliResult = Result<(), Failure>;
 
 pub use output::out;
+
+/// Reads `path` as a file of `kind` (docs/limits.md). A refused file (a symlink, not a regular
+/// file, over its cap) is exit 2 and an I/O failure exit 1, each one line with the next step.
+pub(crate) fn read_file(path: &Path, kind: Kind) -> Result<Vec<u8>, Failure> {
+    session::read_file(path, kind).map_err(|e| read_failure(path, kind, e))
+}
+
+/// The failure `read_file` reports for an error from the read.
+pub(crate) fn read_failure(path: &Path, kind: Kind, e: std::io::Error) -> Failure {
+    match session::into_refusal(e) {
+        Ok(refused) => Failure::refused(refused.line()).kind(refused.kind_name()),
+        Err(e) => Failure::failed(format!(
+            "cannot read {}: {e}; {}",
+            path.display(),
+            kind.next_step()
+        )),
+    }
+}
+
+/// Writes `line` and a newline to stderr, on one line whatever it holds (a path may hold a
+/// newline). A stderr that cannot be written (`2>/dev/full`, a closed pipe) loses the line and
+/// nothing else: no panic, and the command's outcome and exit code stay what they were.
+pub fn warn(line: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{}", mosaic_queue_core::canon::one_line(line));
+    let _ = stderr.flush();
+}
 
 /// `println!` that returns a `Failure` instead of panicking on a closed stdout.
 #[macro_export]
@@ -795,7 +823,9 @@ pub fn actor(by: &Option<String>) -> Result<String, Failure> {
         .filter(|s| !s.is_empty());
     match (by, env) {
         (Some(b), Some(e)) if *b != e => {
-            eprintln!("warning: --by {b} differs from MOSAIC_AGENT_NAME={e}; acting as {b}");
+            warn(&format!(
+                "warning: --by {b} differs from MOSAIC_AGENT_NAME={e}; acting as {b}"
+            ));
             Ok(b.clone())
         }
         (Some(b), _) => Ok(b.clone()),

@@ -240,7 +240,7 @@ fn print_or(text: String, code: i32, change: bool) -> i32 {
     match write_stdout(&text) {
         Ok(()) => code,
         Err(f) => {
-            eprintln!("mosaic-queue: {}", f.message);
+            super::warn(&format!("mosaic-queue: {}", f.message));
             match code {
                 0 if change => 3,
                 0 => 1,

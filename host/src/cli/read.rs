@@ -20,7 +20,10 @@ pub(super) fn load_for_read() -> Result<Seen, Failure> {
 pub(super) fn load_for_read_in(paths: &Paths) -> Result<Seen, Failure> {
     let seen = session::read_unlocked(paths)?;
     if !seen.durable {
-        eprintln!("rev {} visible, not confirmed durable", seen.state.revision);
+        super::warn(&format!(
+            "rev {} visible, not confirmed durable",
+            seen.state.revision
+        ));
     }
     Ok(seen)
 }
@@ -37,10 +40,10 @@ pub(super) fn load_queue_for_read() -> Result<mosaic_queue_core::Queue, Failure>
 pub(super) fn load_unlocked(paths: &Paths) -> Result<Loaded, Failure> {
     let loaded = session::load_unlocked(paths)?;
     if loaded.ahead_of_witness() {
-        eprintln!(
+        super::warn(&format!(
             "rev {} visible, not confirmed durable",
             loaded.queue.revision()
-        );
+        ));
     }
     Ok(loaded)
 }
@@ -99,14 +102,28 @@ pub fn show(id: u64) -> CliResult {
     Ok(())
 }
 
-/// The seat a read is for: SEAT, else `$MOSAIC_AGENT_NAME`.
+/// The seat a read is for: SEAT, else `$MOSAIC_AGENT_NAME` (an empty one counts as unset).
+/// The contract: `next` without a seat refuses (exit 2), as does a name that is no seat, before
+/// anything is read; `prime` and `next --explain` answer the same way.
 pub(super) fn seat_or_agent(seat: Option<String>, verb: &str) -> Result<String, Failure> {
-    seat.or_else(|| {
-        std::env::var("MOSAIC_AGENT_NAME")
-            .ok()
-            .filter(|s| !s.is_empty())
-    })
-    .ok_or_else(|| Failure::usage(format!("{verb} needs a SEAT or MOSAIC_AGENT_NAME")))
+    let seat = match seat {
+        Some(s) => s,
+        None => match std::env::var_os("MOSAIC_AGENT_NAME") {
+            Some(v) if !v.is_empty() => v.into_string().map_err(|v| {
+                Failure::refused(format!(
+                    "refused: MOSAIC_AGENT_NAME {:?} is not a seat name; set it to your seat",
+                    v.to_string_lossy()
+                ))
+            })?,
+            _ => {
+                return Err(Failure::refused(format!(
+                    "refused: {verb} needs a seat: pass `mosaic-queue {verb} SEAT` or set MOSAIC_AGENT_NAME"
+                )));
+            }
+        },
+    };
+    mosaic_queue_core::rules::check_seat(&seat)?;
+    Ok(seat)
 }
 
 pub fn next(seat: Option<String>) -> CliResult {

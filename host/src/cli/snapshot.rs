@@ -48,7 +48,8 @@ pub(super) fn take(held: &Session, verb: &str) -> Result<(Loaded, Vec<u8>), Fail
         )));
     }
     let md = held.read_table()?;
-    let text = std::str::from_utf8(&md).map_err(|_| Failure::refused("QUEUE.md is not UTF-8"))?;
+    let text =
+        std::str::from_utf8(&md).map_err(|_| Failure::from(session::SessionError::TableNotUtf8))?;
     let body = table::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
     match crate::store::table_status(&loaded.queue, body) {
         BodyStatus::Current => Ok((loaded, md)),

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::snapshot::FILES;
 use super::{CliResult, Failure};
 use crate::sandbox;
-use crate::store::session;
+use crate::store::session::Kind;
 
 /// `verify --snapshot DIR [--base FILE]`: prints the verdict line.
 pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
@@ -19,10 +19,13 @@ pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
 /// in the wasmtime sandbox (crate::sandbox): no WASI, capped memory and fuel.
 pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
     let [json_name, md_name] = FILES;
-    let json = read(&dir.join(json_name))?;
-    let md = read(&dir.join(md_name))?;
+    let json = super::read_file(&dir.join(json_name), Kind::SnapshotJson)?;
+    let md = super::read_file(&dir.join(md_name), Kind::SnapshotMd)?;
     let base = match base {
-        Some(path) => Some((read(path)?, path.display().to_string())),
+        Some(path) => Some((
+            super::read_file(path, Kind::Base)?,
+            path.display().to_string(),
+        )),
         None => None,
     };
     check_bytes(
@@ -46,9 +49,4 @@ pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Resul
         ),
         None => format!("ok verify --snapshot rev {}", verdict.revision),
     })
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    session::read_file(path)
-        .map_err(|e| Failure::failed(format!("cannot read {}: {e}", path.display())))
 }

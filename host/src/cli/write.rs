@@ -11,7 +11,7 @@ use mosaic_queue_core::{BodyStatus, map, table};
 use super::output::acknowledge;
 use super::{Change, CliResult, Failure, actor, args, review};
 use crate::git;
-use crate::store::session::{self, Session};
+use crate::store::session::{self, Kind, Session};
 use crate::store::{self, Paths};
 
 /// add, move, release, assign, note, set, and the review verbs that write one entry.
@@ -43,8 +43,7 @@ pub fn genesis(map_path: &Path, change: &Change) -> CliResult {
 /// Genesis in the checkout at `paths` by `by`: the CLI's path, which `demo` also runs.
 pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> CliResult {
     session::check_filesystem(paths)?;
-    let map_text = std::fs::read_to_string(map_path)
-        .map_err(|e| Failure::failed(format!("cannot read the map {}: {e}", map_path.display())))?;
+    let map_text = read_map(map_path)?;
     let map = map::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the migration map is invalid: {e}")))?;
     let branch =
@@ -52,6 +51,25 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
             Failure::refused("HEAD is detached; check out the queue's branch before genesis")
         })?;
     Session::begin(paths, Some(op), "genesis")?.genesis(&map, &branch, op, by, acknowledge(op))
+}
+
+/// The migration map's text (`genesis`, `map-check`), read under its cap (docs/limits.md).
+pub(super) fn read_map(map_path: &Path) -> Result<String, Failure> {
+    let bytes = super::read_file(map_path, Kind::Map)?;
+    String::from_utf8(bytes).map_err(|_| {
+        Failure::refused(format!(
+            "the map {} is not UTF-8; {}",
+            map_path.display(),
+            Kind::Map.next_step()
+        ))
+    })
+}
+
+/// QUEUE.md's text read without the lock (`map-check`, the demo's show), refused as every
+/// verb that reads it refuses it.
+pub(super) fn read_queue_md(paths: &Paths) -> Result<String, Failure> {
+    let bytes = super::read_file(&paths.queue_md, Kind::QueueMd)?;
+    String::from_utf8(bytes).map_err(|_| session::SessionError::TableNotUtf8.into())
 }
 
 /// `verify [--current]`: the file, its history against the witness, and with --current the
@@ -67,8 +85,7 @@ pub fn verify(current: bool) -> CliResult {
         loaded.witness.as_ref().map_or(0, |w| w.revision)
     );
     if current {
-        let md = std::fs::read_to_string(&paths.queue_md)
-            .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
+        let md = held.table_text()?;
         let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
         match store::table_status(&loaded.queue, body) {
             BodyStatus::Current => line.push_str(", table current"),
@@ -94,8 +111,7 @@ pub fn render(check: bool) -> CliResult {
     let paths = session::locate()?;
     let held = Session::begin(&paths, Some("render-table"), "render")?;
     let loaded = held.load()?;
-    let md = std::fs::read_to_string(&paths.queue_md)
-        .map_err(|e| Failure::failed(format!("cannot read QUEUE.md: {e}")))?;
+    let md = held.table_text()?;
     let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
     let rev = loaded.queue.revision();
     match store::table_status(&loaded.queue, body) {

@@ -64,8 +64,8 @@ fn check_file(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
     .map_err(|_| {
         format!("HEAD has no {HOOK_SOURCE}, so the guard cannot be checked; commit it first")
     })?;
-    let installed =
-        std::fs::read(&hook).map_err(|e| format!("cannot read the guard {shown}: {e}"))?;
+    let installed = crate::io::read_checked(&hook, crate::io::Kind::Hook)
+        .map_err(|e| format!("cannot read the guard {shown}: {e}"))?;
     if installed != committed {
         return Err(format!(
             "the guard {shown} differs from HEAD's {HOOK_SOURCE}; {install}"

@@ -43,7 +43,7 @@ pub(super) fn inspect(
             None
         }
     };
-    let bytes = match io.read(&paths.queue_json) {
+    let bytes = match io.read(&paths.queue_json, crate::io::Kind::QueueJson) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             out.push(no_queue(witness.as_ref().is_some_and(Option::is_some)));
@@ -218,7 +218,7 @@ fn history(
 
 fn table_status(io: &dyn Io, paths: &Paths, queue: &Queue, seen: &Seen, out: &mut Vec<Finding>) {
     let restore = "restore it with git (`git show HEAD:docs/plans/QUEUE.md` holds the committed one) or re-apply the edit as queue ops, then run `mosaic-queue render`";
-    let md = match io.read(&paths.queue_md) {
+    let md = match io.read(&paths.queue_md, crate::io::Kind::QueueMd) {
         Ok(bytes) => bytes,
         Err(e) => {
             out.push(Finding::person(

@@ -17,7 +17,7 @@ use mosaic_queue_core::{Args, BodyStatus, Queue, QueueError, Witness, WitnessErr
 use thiserror::Error;
 
 use crate::exit::Exit;
-use crate::io::{FsKind, Io};
+use crate::io::{self as fsio, FsKind, Io, Kind};
 
 pub use write::{
     Durable, confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table,
@@ -63,7 +63,12 @@ pub enum StoreError {
         path: PathBuf,
         source: io::Error,
     },
-    #[error(transparent)]
+    /// A queue file that is not a regular file under its cap: what it is and what to do.
+    #[error("{}", .0.line())]
+    Refused(fsio::Refusal),
+    #[error(
+        "{0}; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+    )]
     Invalid(#[from] QueueError),
     #[error("{0}")]
     Witness(#[from] WitnessError),
@@ -86,6 +91,10 @@ pub enum StoreError {
         step: &'static str,
         source: io::Error,
     },
+    #[error(
+        "rev {rev} is durable but QUEUE.md was not rewritten ({source}); retry the same op: it renders the table and prints the receipt"
+    )]
+    TableNotWritten { rev: u64, source: io::Error },
 }
 
 impl StoreError {
@@ -94,10 +103,11 @@ impl StoreError {
         match self {
             StoreError::Io { .. } | StoreError::Changed => Exit::Failed,
             StoreError::Invalid(_)
+            | StoreError::Refused(_)
             | StoreError::Witness(_)
             | StoreError::BadWitness { .. }
             | StoreError::Filesystem { .. } => Exit::Refused,
-            StoreError::NotDurable { .. } => Exit::Uncertain,
+            StoreError::NotDurable { .. } | StoreError::TableNotWritten { .. } => Exit::Uncertain,
         }
     }
 
@@ -111,20 +121,30 @@ impl StoreError {
             StoreError::Filesystem { .. } => "unsupported-filesystem",
             StoreError::Changed => "changed-underneath",
             StoreError::NotDurable { .. } => "not-durable",
+            StoreError::Refused(r) => r.kind_name(),
+            StoreError::TableNotWritten { .. } => "table-not-written",
         }
     }
 
     /// Nothing was written and the cause passes: the same op may simply be run again.
     pub fn retryable(&self) -> bool {
-        matches!(self, StoreError::Changed | StoreError::NotDurable { .. })
+        matches!(
+            self,
+            StoreError::Changed
+                | StoreError::NotDurable { .. }
+                | StoreError::TableNotWritten { .. }
+        )
     }
 }
 
 pub(crate) fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError {
-    move |source| StoreError::Io {
-        what,
-        path: path.to_path_buf(),
-        source,
+    move |source| match fsio::into_refusal(source) {
+        Ok(refused) => StoreError::Refused(refused),
+        Err(source) => StoreError::Io {
+            what,
+            path: path.to_path_buf(),
+            source,
+        },
     }
 }
 
@@ -195,7 +215,7 @@ pub fn check_filesystem(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
 
 /// Reads the witness, `None` when there is none.
 pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, StoreError> {
-    match io.read(&paths.witness) {
+    match io.read(&paths.witness, Kind::Witness) {
         Ok(bytes) => canon::parse_canonical::<Witness>(&bytes)
             .map(Some)
             .map_err(|e| StoreError::BadWitness {
@@ -205,6 +225,13 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err("read", &paths.witness)(e)),
     }
+}
+
+/// Refuses a QUEUE.md that every verb reading it would refuse (a symlink, a FIFO, over its
+/// cap), so that verbs which never read the table give the same answer in the same state.
+pub fn check_table(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
+    io.check(&paths.queue_md, Kind::QueueMd)
+        .map_err(io_err("check", &paths.queue_md))
 }
 
 /// Reads the witness, then queue.json; verifies the file and that it extends the witness.
@@ -221,9 +248,10 @@ pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
 /// `load` without the witness check: the file must still verify, but it may not extend the
 /// witness. Only for the verbs that run in that state (`accept-history`, `sync`'s diagnosis).
 pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
+    check_table(io, paths)?;
     let witness = read_witness(io, paths)?;
     let bytes = io
-        .read(&paths.queue_json)
+        .read(&paths.queue_json, Kind::QueueJson)
         .map_err(io_err("read", &paths.queue_json))?;
     let queue = Queue::verify(&bytes).map_err(StoreError::Invalid)?;
     let sha = sha256_hex(&bytes);

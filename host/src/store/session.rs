@@ -4,7 +4,7 @@
 //! left), and releases. The CLI parses before it and prints after it.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use mosaic_queue_core::entry::OutcomeArgs;
@@ -20,6 +20,7 @@ use crate::checkout::{self, CheckoutError};
 use crate::clock;
 use crate::exit::Exit;
 use crate::io::{Io, RealIo};
+pub use crate::io::{Kind, Refusal, into_refusal};
 use crate::seam;
 
 /// How long a command waits for a live lock before it gives up.
@@ -44,16 +45,16 @@ pub enum SessionError {
         "there is no witness .git/mosaic-queue.head, so nothing is confirmed durable: run `mosaic-queue sync` or see Manual recovery"
     )]
     NothingDurable,
-    #[error("cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: io::Error },
-    #[error("QUEUE.md is not UTF-8")]
+    #[error("QUEUE.md is not UTF-8; {}", Kind::QueueMd.next_step())]
     TableNotUtf8,
     #[error("{0}")]
     TableMarkers(String),
+    /// `then` is the step once the table is restored (`render` refuses where accept-history
+    /// has yet to run, so that verb names itself).
     #[error(
-        "QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then run `mosaic-queue render`"
+        "QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then {then}"
     )]
-    HandEdit,
+    HandEdit { then: &'static str },
     #[error(
         "the op is recorded but QUEUE.md could not be rendered ({0}); run `mosaic-queue render`"
     )]
@@ -87,15 +88,13 @@ impl SessionError {
             SessionError::Checkout(e) => e.exit(),
             SessionError::Lock(e) => e.exit(),
             SessionError::Store(e) => e.exit(),
-            SessionError::WorkingDir(_)
-            | SessionError::Read { .. }
-            | SessionError::WriteTable(_) => Exit::Failed,
+            SessionError::WorkingDir(_) | SessionError::WriteTable(_) => Exit::Failed,
             SessionError::Rerender(_) => Exit::Uncertain,
             SessionError::NoWitness
             | SessionError::NothingDurable
             | SessionError::TableNotUtf8
             | SessionError::TableMarkers(_)
-            | SessionError::HandEdit
+            | SessionError::HandEdit { .. }
             | SessionError::GenesisTwice
             | SessionError::GenesisMarkers(_)
             | SessionError::Verb(_)
@@ -117,9 +116,10 @@ pub fn check_filesystem(paths: &Paths) -> Result<(), StoreError> {
     super::check_filesystem(&RealIo, paths)
 }
 
-/// A file read as the store reads its own: whole, never through a symlink.
-pub fn read_file(path: &Path) -> io::Result<Vec<u8>> {
-    RealIo.read(path)
+/// A file read as the store reads its own (docs/limits.md): never blocking, only a regular
+/// file within `kind`'s cap, and never through a symlink unless a person named the path.
+pub fn read_file(path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
+    RealIo.read(path, kind)
 }
 
 /// What an unlocked read sees: the state, and whether the witness confirms it durable.
@@ -316,20 +316,22 @@ impl<'io> Session<'io> {
     /// QUEUE.md's bytes as they are now.
     pub fn read_table(&self) -> Result<Vec<u8>, SessionError> {
         self.io
-            .read(&self.paths.queue_md)
-            .map_err(|source| SessionError::Read {
-                path: self.paths.queue_md.clone(),
-                source,
-            })
+            .read(&self.paths.queue_md, Kind::QueueMd)
+            .map_err(|e| super::io_err("read", &self.paths.queue_md)(e).into())
+    }
+
+    /// QUEUE.md's text: every verb that reads it refuses a non-UTF-8 file alike.
+    pub fn table_text(&self) -> Result<String, SessionError> {
+        String::from_utf8(self.read_table()?).map_err(|_| SessionError::TableNotUtf8)
     }
 
     /// QUEUE.md as read under the lock, refused when its markers are missing or its body is a
     /// hand edit (a write would overwrite it).
-    pub fn table(&self, queue: &Queue) -> Result<String, SessionError> {
-        let md = String::from_utf8(self.read_table()?).map_err(|_| SessionError::TableNotUtf8)?;
+    pub fn table(&self, queue: &Queue, then: &'static str) -> Result<String, SessionError> {
+        let md = self.table_text()?;
         let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
         if super::table_status(queue, body) == BodyStatus::Unknown {
-            return Err(SessionError::HandEdit);
+            return Err(SessionError::HandEdit { then });
         }
         Ok(md)
     }
@@ -363,7 +365,7 @@ impl<'io> Session<'io> {
                 acknowledge(&loaded.queue, true)?;
             }
             Outcome::Applied { .. } => {
-                let md = self.table(&loaded.queue)?;
+                let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
                 super::write_durably(self.io, &self.paths, &loaded, &queue, &md, &self.at)
                     .map_err(SessionError::from)?;
                 acknowledge(&queue, false)?;
@@ -391,7 +393,7 @@ impl<'io> Session<'io> {
 
     /// Renders a table left stale (by a writer that died after its rename) again.
     fn finish_table(&self, queue: &Queue) -> Result<(), SessionError> {
-        let Ok(bytes) = self.io.read(&self.paths.queue_md) else {
+        let Ok(bytes) = self.io.read(&self.paths.queue_md, Kind::QueueMd) else {
             return Ok(());
         };
         let md = String::from_utf8_lossy(&bytes);
@@ -432,7 +434,7 @@ impl<'io> Session<'io> {
             self.release_after_answer();
             return Ok(());
         }
-        let md = String::from_utf8(self.read_table()?).map_err(|_| SessionError::TableNotUtf8)?;
+        let md = self.table_text()?;
         let root = self.paths.root.to_string_lossy().into_owned();
         let args = map
             .genesis_args(branch, &root, &md)
@@ -534,7 +536,8 @@ impl<'io> Session<'io> {
                     }
                     .into());
                 }
-                let md = self.table(&loaded.queue)?;
+                // Render refuses until this verb has run: the retry is the next step.
+                let md = self.table(&loaded.queue, "run accept-history again")?;
                 // The durable write re-reads and compares the bytes; it does not ask the file to
                 // extend the witness, so it serves this verb as it is and rewrites the witness.
                 super::write_durably(self.io, &self.paths, &loaded, &queue, &md, &self.at)

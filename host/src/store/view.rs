@@ -12,7 +12,7 @@ use mosaic_queue_core::{Queue, Row, Witness};
 use serde::{Deserialize, Serialize};
 
 use super::Paths;
-use crate::io::{FileId, Io};
+use crate::io::{FileId, Io, Kind};
 
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -46,7 +46,7 @@ pub fn record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str) {
 
 fn try_record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str) -> std::io::Result<()> {
     let before = io.file_id(&paths.queue_json)?;
-    let bytes = io.read(&paths.queue_json)?;
+    let bytes = io.read(&paths.queue_json, Kind::QueueJson)?;
     if sha256_hex(&bytes) != file_sha || io.file_id(&paths.queue_json)? != before {
         return Ok(());
     }
@@ -72,7 +72,9 @@ fn try_record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str) -> std:
 fn replace(io: &dyn Io, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let temp = path.with_file_name(format!(".mosaic-queue.view.{}.tmp", std::process::id()));
     let _ = io.remove(&temp);
-    io.create_synced(&temp, bytes)?;
+    io.create_synced(&temp, bytes).inspect_err(|_| {
+        let _ = io.remove(&temp);
+    })?;
     io.rename(&temp, path).inspect_err(|_| {
         let _ = io.remove(&temp);
     })
@@ -82,7 +84,7 @@ fn replace(io: &dyn Io, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// witness beside it; `None` sends the caller to the full read.
 pub fn load(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<State> {
     let current = io.file_id(&paths.queue_json).ok()?;
-    let view: View = parse_canonical(&io.read(&view_path(paths)).ok()?).ok()?;
+    let view: View = parse_canonical(&io.read(&view_path(paths), Kind::View).ok()?).ok()?;
     let same = view.revision == witness.revision
         && view.file_sha == witness.file_sha
         && view.file == current;

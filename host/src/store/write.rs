@@ -10,7 +10,7 @@ use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::{Queue, Witness, table};
 
 use super::{Loaded, Paths, StoreError, io_err};
-use crate::io::Io;
+use crate::io::{Io, Kind};
 use crate::seam;
 
 /// A write that reached the durable point.
@@ -68,7 +68,9 @@ fn temp_beside(path: &Path) -> std::path::PathBuf {
 fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std::io::Error> {
     let temp = temp_beside(path);
     let _ = io.remove(&temp);
-    io.create_synced(&temp, bytes)?;
+    io.create_synced(&temp, bytes).inspect_err(|_| {
+        let _ = io.remove(&temp);
+    })?;
     seam::step(&format!("{step}-temp-written"));
     if let Err(e) = io.rename(&temp, path) {
         let _ = io.remove(&temp);
@@ -120,10 +122,12 @@ pub fn confirm_tail(
     let not_durable = |step| move |source| StoreError::NotDurable { rev, step, source };
     sweep_temps(io, paths);
     let temp = temp_beside(&paths.queue_json);
-    io.create_synced(&temp, &loaded.bytes)
-        .map_err(not_durable("rewriting queue.json"))?;
+    if let Err(e) = io.create_synced(&temp, &loaded.bytes) {
+        let _ = io.remove(&temp);
+        return Err(not_durable("rewriting queue.json")(e));
+    }
     seam::step("confirm-temp-written");
-    let on_disk = io.read(&paths.queue_json);
+    let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
     if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
         let _ = io.remove(&temp);
         return match on_disk {
@@ -154,7 +158,7 @@ pub fn write_durably(
 ) -> Result<Durable, StoreError> {
     let (temp, bytes) = stage(io, paths, new)?;
     let on_disk = io
-        .read(&paths.queue_json)
+        .read(&paths.queue_json, Kind::QueueJson)
         .map_err(io_err("re-read", &paths.queue_json))?;
     if on_disk != loaded.bytes {
         let _ = io.remove(&temp);
@@ -191,8 +195,11 @@ fn stage(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<(PathBuf, Vec<u8>)
     let bytes = queue.to_bytes();
     let temp = temp_beside(&paths.queue_json);
     let _ = io.remove(&temp);
-    io.create_synced(&temp, &bytes)
-        .map_err(io_err("write", &temp))?;
+    if let Err(e) = io.create_synced(&temp, &bytes) {
+        // A full disk leaves a partial temp file behind; a later `git add` would commit it.
+        let _ = io.remove(&temp);
+        return Err(io_err("write", &temp)(e));
+    }
     seam::step("queue-temp-written");
     Ok((temp, bytes))
 }
@@ -217,11 +224,8 @@ fn settle(
         })?;
     seam::step("queue-dir-synced");
     let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at)?;
-    write_table(io, paths, queue, md).map_err(|source| StoreError::NotDurable {
-        rev,
-        step: "writing QUEUE.md (the op is durable; `mosaic-queue render` rewrites the table)",
-        source,
-    })?;
+    write_table(io, paths, queue, md)
+        .map_err(|source| StoreError::TableNotWritten { rev, source })?;
     Ok(Durable { rev, witness })
 }
 
@@ -236,4 +240,64 @@ pub fn write_table(
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     replace(io, &paths.queue_md, text.as_bytes(), "table")?;
     io.sync_dir(&paths.plans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{FileId, FsKind, RealIo};
+    use std::io;
+
+    /// A disk that fills up part-way through every new file: the file exists, half written.
+    struct FullDisk;
+
+    impl Io for FullDisk {
+        fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
+            RealIo.read(path, kind)
+        }
+        fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            RealIo.create_synced(path, &bytes[..bytes.len() / 2])?;
+            Err(io::Error::from(io::ErrorKind::StorageFull))
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealIo.rename(from, to)
+        }
+        fn link(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealIo.link(from, to)
+        }
+        fn remove(&self, path: &Path) -> io::Result<()> {
+            RealIo.remove(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+            RealIo.sync_dir(dir)
+        }
+        fn fs_kind(&self, path: &Path) -> io::Result<FsKind> {
+            RealIo.fs_kind(path)
+        }
+        fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+            RealIo.list(dir)
+        }
+        fn file_id(&self, path: &Path) -> io::Result<FileId> {
+            RealIo.file_id(path)
+        }
+    }
+
+    #[test]
+    fn a_full_disk_leaves_no_temp_file_behind() {
+        let dir = std::env::temp_dir().join(format!("mosaic-full-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("QUEUE.md");
+        std::fs::write(&target, b"old").unwrap();
+        let err = replace(&FullDisk, &target, b"new table bytes", "table").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::StorageFull);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["QUEUE.md"]);
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -404,6 +404,34 @@ pub fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     Out::from(command(dir, args, env).output().expect("the binary runs"))
 }
 
+/// Runs the binary like `run_in`, but fails the test if it has not finished within `limit`
+/// (it is killed first): for inputs that once made a command hang.
+#[track_caller]
+pub fn run_within(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: std::time::Duration,
+) -> Out {
+    let child = command(dir, args, env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => Out::from(out.expect("the binary's output")),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("{args:?} did not finish within {limit:?}");
+        }
+    }
+}
+
 /// The command `run_in` runs, for a test that spawns it and acts while it runs.
 pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(bin());
@@ -428,8 +456,14 @@ fn collect(root: &Path, path: &Path, files: &mut Snapshot) {
         for entry in std::fs::read_dir(path).unwrap() {
             collect(root, &entry.unwrap().path(), files);
         }
-    } else {
+    } else if meta.is_file() {
         files.insert(name, std::fs::read(path).unwrap());
+    } else {
+        // A FIFO or a symlink a test planted: reading it could block or leave the tree; its
+        // kind and target stand for its content.
+        let link = std::fs::read_link(path).map(|t| t.display().to_string());
+        let text = format!("{:?} {link:?}", meta.file_type());
+        files.insert(name, text.into_bytes());
     }
 }
 

@@ -16,7 +16,7 @@ use thiserror::Error;
 
 use super::Paths;
 use crate::exit::Exit;
-use crate::io::Io;
+use crate::io::{Io, Kind};
 use crate::seam;
 
 mod probe;
@@ -305,13 +305,29 @@ fn inspect_at(
     here: &Here,
     path: &Path,
 ) -> Option<(Vec<u8>, Class)> {
-    match io.read(path) {
+    match io.read(path, kind_of(path)) {
         Ok(bytes) => {
             let class = classify_at(probe, here, &bytes);
             Some((bytes, class))
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => Some((Vec::new(), Class::Invalid(format!("cannot read it: {e}")))),
+        Err(e) => {
+            let why = match crate::io::refusal(&e) {
+                Some(refused) => format!("it {}", refused.reason()),
+                None => format!("cannot read it: {e}"),
+            };
+            Some((Vec::new(), Class::Invalid(why)))
+        }
+    }
+}
+
+/// The lock and the gate share their format and cap; the kind names which one a refusal is
+/// about.
+fn kind_of(path: &Path) -> Kind {
+    if path.file_name() == Some(OsStr::new("mosaic-queue.unlock")) {
+        Kind::Gate
+    } else {
+        Kind::Lock
     }
 }
 
@@ -375,7 +391,7 @@ impl Lock<'_> {
     fn remove_ours(&self) -> Result<(), LockError> {
         // Someone may have removed it by hand and another command taken it since: never remove
         // a lock that is not ours.
-        match self.io.read(&self.path) {
+        match self.io.read(&self.path, kind_of(&self.path)) {
             Ok(bytes) if bytes == self.bytes => {}
             Ok(_) => {
                 return Err(LockError::Lost {
@@ -652,7 +668,7 @@ fn remove_stale(
     };
     // The gate keeps other unlocks out and writers never break a stale lock, so only a hand
     // edit could change it now; compare once more to keep that window small.
-    match io.read(&paths.lock) {
+    match io.read(&paths.lock, Kind::Lock) {
         Ok(now) if now == bytes => {}
         Ok(_) => {
             return Err(LockError::Changed {
