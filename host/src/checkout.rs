@@ -18,6 +18,12 @@ pub enum CheckoutError {
     GitEnv(&'static str),
     #[error("not inside a git checkout ({0}); run the queue from the canonical checkout")]
     NotGit(String),
+    #[error("{0}; install git or put it on PATH, then retry")]
+    NoGit(String),
+    #[error(
+        "the checkout's path {0:?} holds a newline, which git's answers cannot carry; move the checkout to a path without one"
+    )]
+    NewlineInPath(PathBuf),
     #[error(
         "{} is a linked worktree or uses a separate git dir; run the queue from the canonical checkout",
         .0.display()
@@ -47,6 +53,8 @@ impl CheckoutError {
         match self {
             CheckoutError::GitEnv(_) => "git-env",
             CheckoutError::NotGit(_) => "not-git",
+            CheckoutError::NoGit(_) => "git-missing",
+            CheckoutError::NewlineInPath(_) => "newline-in-path",
             CheckoutError::Worktree(_) => "worktree",
             CheckoutError::NotCanonical { .. } => "not-canonical-root",
             CheckoutError::WrongBranch { .. } => "wrong-branch",
@@ -74,11 +82,23 @@ pub fn git_env() -> Option<&'static str> {
 /// `doctor` can report them and still look at the checkout.
 pub fn locate_ignoring_env(cwd: &Path) -> Result<Paths, CheckoutError> {
     // One git process for both answers: each spawn costs about as much as a write's fsyncs.
-    let both = git::run(cwd, &["rev-parse", "--show-toplevel", "--absolute-git-dir"])
-        .map_err(CheckoutError::NotGit)?;
-    let (top, git_dir) = both
-        .split_once('\n')
-        .ok_or_else(|| CheckoutError::NotGit(String::from("git rev-parse named no git dir")))?;
+    let both =
+        git::run(cwd, &["rev-parse", "--show-toplevel", "--absolute-git-dir"]).map_err(|e| {
+            if git::could_not_run(&e) {
+                CheckoutError::NoGit(e)
+            } else {
+                CheckoutError::NotGit(e)
+            }
+        })?;
+    // Two lines, one per answer; more means a newline inside the path itself.
+    let lines: Vec<&str> = both.split('\n').collect();
+    let [top, git_dir] = lines[..] else {
+        return Err(if lines.len() > 2 {
+            CheckoutError::NewlineInPath(cwd.to_path_buf())
+        } else {
+            CheckoutError::NotGit(String::from("git rev-parse named no git dir"))
+        });
+    };
     let root = PathBuf::from(top);
     let expected = root.join(".git");
     if !same_file(&expected, Path::new(&git_dir)) || !expected.is_dir() {

@@ -61,8 +61,17 @@ fn command(dir: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// What an error from `run` starts with when git itself could not be started (not on PATH,
+/// not executable), as opposed to git answering with a failure.
+const CANNOT_RUN: &str = "cannot run git: ";
+
+/// Whether an error from `run` means git could not be started at all.
+pub fn could_not_run(err: &str) -> bool {
+    err.starts_with(CANNOT_RUN)
+}
+
 fn output(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
+    let out = cmd.output().map_err(|e| format!("{CANNOT_RUN}{e}"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout)
             .trim_end_matches('\n')

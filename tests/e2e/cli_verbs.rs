@@ -662,7 +662,7 @@ fn the_actor_is_by_else_the_environment() {
     for (args, env, name) in [
         (&["next", ""][..], &[][..], ""),
         (&["next", "Bad Seat"], &[], "Bad Seat"),
-        (&["next", "--json", "darkwing "], &[], "darkwing "),
+        (&["next", "darkwing "], &[], "darkwing "),
         (&["next"], &[("MOSAIC_AGENT_NAME", "bad seat")], "bad seat"),
     ] {
         assert_eq!(

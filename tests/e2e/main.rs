@@ -14,6 +14,7 @@ mod cli_kill;
 mod cli_limits;
 mod cli_locks;
 mod cli_numbers;
+mod cli_messages;
 mod cli_recovery;
 mod cli_refusals;
 mod cli_review;
