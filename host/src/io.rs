@@ -306,13 +306,6 @@ pub trait Io {
     fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The file's identity (lstat: a symlink is not followed).
     fn file_id(&self, path: &Path) -> io::Result<FileId>;
-    /// Refuses, as `read` would, what is at `path` without opening it (lstat): a symlink
-    /// (unless `kind` follows them), anything but a regular file, a size over `kind`'s cap.
-    /// `Ok` when there is a regular file or nothing. For verbs that do not read the file but
-    /// must refuse the same states as those that do.
-    fn check(&self, path: &Path, kind: Kind) -> io::Result<()> {
-        check_at(path, kind)
-    }
     /// Whether tmpfs counts as supported: only a test's I/O layer says yes.
     fn allow_tmpfs(&self) -> bool {
         false
@@ -524,33 +517,6 @@ impl Io for Sys {
 
 #[cfg(feature = "fault-injection")]
 pub mod seams;
-
-/// `Io::check` on the real filesystem.
-pub fn check_at(path: &Path, kind: Kind) -> io::Result<()> {
-    let st = match if kind.follows_symlinks() {
-        fs::stat(path)
-    } else {
-        fs::lstat(path)
-    } {
-        Ok(st) => st,
-        Err(rustix::io::Errno::NOENT) => return Ok(()),
-        Err(e) => return Err(e.into()),
-    };
-    let path = path.to_path_buf();
-    match FileType::from_raw_mode(st.st_mode) {
-        FileType::RegularFile if u64::try_from(st.st_size).unwrap_or(0) > kind.cap() => {
-            Err(Refusal::TooLarge { path, kind }.into_io())
-        }
-        FileType::RegularFile => Ok(()),
-        FileType::Symlink => Err(Refusal::Symlink { path, kind }.into_io()),
-        ty => Err(Refusal::NotRegular {
-            path,
-            kind,
-            what: type_name(ty),
-        }
-        .into_io()),
-    }
-}
 
 /// `RealIo::read`: open without blocking (a FIFO's open would wait for a writer), refuse what
 /// fstat says is not a regular file or is over the cap, then read at most cap + 1 bytes, since

@@ -227,13 +227,6 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
     }
 }
 
-/// Refuses a QUEUE.md that every verb reading it would refuse (a symlink, a FIFO, over its
-/// cap), so that verbs which never read the table give the same answer in the same state.
-pub fn check_table(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
-    io.check(&paths.queue_md, Kind::QueueMd)
-        .map_err(io_err("check", &paths.queue_md))
-}
-
 /// Reads the witness, then queue.json; verifies the file and that it extends the witness.
 /// A missing witness is allowed here; the caller decides what it means.
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
@@ -248,7 +241,6 @@ pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
 /// `load` without the witness check: the file must still verify, but it may not extend the
 /// witness. Only for the verbs that run in that state (`accept-history`, `sync`'s diagnosis).
 pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
-    check_table(io, paths)?;
     let witness = read_witness(io, paths)?;
     let bytes = io
         .read(&paths.queue_json, Kind::QueueJson)
