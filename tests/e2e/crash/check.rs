@@ -171,6 +171,9 @@ impl Scenario<'_> {
         // the command runs, and the op is retried again, until the retry goes through.
         let mut retry = self.retry();
         one_line_or_ok(&retry, "the retry")?;
+        if self.already_published(&retry) {
+            retry.code = 0;
+        }
         if retry.code != 0 && first.0 {
             return Err(format!(
                 "the retry refused ({}) where doctor saw nothing to do",
@@ -199,6 +202,9 @@ impl Scenario<'_> {
             if !person {
                 retry = self.retry();
                 one_line_or_ok(&retry, "the retry")?;
+                if self.already_published(&retry) {
+                    retry.code = 0;
+                }
             }
         }
         // Whatever the retry leaves (a genesis still to commit) doctor names and cures.
@@ -399,6 +405,26 @@ impl Scenario<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// Whether the retry of `commit` refused because the run it retries had published: a
+    /// commit that would change nothing is refused, and that refusal is the retry's answer
+    /// when HEAD holds exactly the two files' bytes (checked here, not taken from the message).
+    fn already_published(&self, retry: &Out) -> bool {
+        if self.args.first().map(String::as_str) != Some("commit")
+            || retry.code != 2
+            || !retry
+                .stderr
+                .starts_with("mosaic-queue: nothing to commit: ")
+        {
+            return false;
+        }
+        ["docs/plans/queue.json", "docs/plans/QUEUE.md"]
+            .iter()
+            .all(|path| {
+                self.repo.git(&["rev-parse", &format!("HEAD:{path}")])
+                    == self.repo.git(&["hash-object", path])
+            })
     }
 
     fn op(&self) -> Option<&str> {
