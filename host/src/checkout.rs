@@ -43,9 +43,13 @@ pub enum CheckoutError {
 }
 
 impl CheckoutError {
-    /// Every checkout rule is a refusal: run the queue from the right place.
+    /// Every checkout rule is a refusal: run the queue from the right place. A git that cannot be
+    /// run is a failure of the environment (exit 1), not a refusal.
     pub fn exit(&self) -> Exit {
-        Exit::Refused
+        match self {
+            CheckoutError::NoGit(_) => Exit::Failed,
+            _ => Exit::Refused,
+        }
     }
 
     /// The stable kind `--json` prints.

@@ -78,10 +78,20 @@ impl Kind {
             Kind::View => "the read view",
             Kind::QueueJson | Kind::SnapshotJson => "queue.json",
             Kind::QueueMd | Kind::SnapshotMd => "QUEUE.md",
-            Kind::Base => "a --base queue.json",
+            Kind::Base => "queue.json",
             Kind::Manifest => "a manifest",
             Kind::Map => "a migration map",
             Kind::Hook => "a git hook",
+        }
+    }
+
+    /// What a refusal says before the path when the path alone does not say what the file is
+    /// for: the witness's name is the tool's own, and `--base` names any file.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Kind::Witness => "the witness ",
+            Kind::Base => "--base ",
+            _ => "",
         }
     }
 
@@ -145,7 +155,13 @@ impl std::fmt::Display for Refusal {
             | Refusal::NotRegular { path, .. }
             | Refusal::TooLarge { path, .. } => path,
         };
-        write!(f, "{} {}", path.display(), self.reason())
+        write!(
+            f,
+            "{}{} {}",
+            self.kind().prefix(),
+            path.display(),
+            self.reason()
+        )
     }
 }
 

@@ -482,9 +482,9 @@ fn verify_snapshot_refuses_a_stale_table_and_a_bad_base() {
     );
     let missing = repo.base.join("missing");
     assert_eq!(
-        verify(&missing, None).fails(1),
+        verify(&missing, None).fails(2),
         format!(
-            "mosaic-queue: cannot read {}: No such file or directory (os error 2); take the snapshot again with `mosaic-queue snapshot --out DIR`",
+            "mosaic-queue: {} does not exist; take the snapshot again with `mosaic-queue snapshot --out DIR`",
             missing.join("queue.json").display()
         )
     );

@@ -123,8 +123,8 @@ fn an_empty_message_or_a_commit_of_nothing_new_is_refused() {
     for message in ["", " ", "\n\t "] {
         let out = repo.run(&["commit", "-m", message, "--by", "lead"], &[]);
         assert_eq!(
-            out.fails(4),
-            "mosaic-queue: commit needs a message: pass -m with some text (it is the commit's message)",
+            out.fails(2),
+            "mosaic-queue: refused: commit needs a message: pass -m with some text (it is the commit's message)",
             "{message:?}"
         );
         published_nothing(&repo, &b);

@@ -64,9 +64,19 @@ fn a_fifo_at_a_queue_file_is_refused_by_every_verb_at_once() {
         let repo = Repo::new("fifo-file");
         mkfifo(&repo.path(rel));
         let before = repo.snapshot();
-        let line = format!("mosaic-queue: {} {fifo}; {next}", repo.path(rel).display());
+        let line = format!("mosaic-queue: {} {fifo}; {next}", named(&repo, rel));
         refused_by_its_readers(&repo, rel, &line);
         repo.assert_unchanged(&before);
+    }
+}
+
+/// A queue file as a refusal names it: the witness's path does not say what it is for.
+fn named(repo: &Repo, rel: &str) -> String {
+    let path = repo.path(rel).display().to_string();
+    if rel == WITNESS {
+        format!("the witness {path}")
+    } else {
+        path
     }
 }
 
@@ -190,7 +200,7 @@ fn queue_files_over_their_cap_are_refused_before_they_are_read() {
         sparse(&repo.path(rel), len);
         let line = format!(
             "mosaic-queue: {} is larger than the {cap}; {next}",
-            repo.path(rel).display()
+            named(&repo, rel)
         );
         refused_by_its_readers(&repo, rel, &line);
         // The big file is left as it was, and every other file too.
@@ -258,18 +268,18 @@ fn snapshot_files_and_base_that_are_not_plain_files_are_refused() {
     assert_eq!(
         run(&repo, &["verify", "--snapshot", dir, "--base", b]).fails(2),
         format!(
-            "mosaic-queue: {b} is a named pipe (FIFO), not a regular file; pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
+            "mosaic-queue: --base {b} is a named pipe (FIFO), not a regular file; pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
         )
     );
     assert_eq!(
         run(&repo, &["verify", "--snapshot", dir, "--base", "/dev/zero"]).fails(2),
-        "mosaic-queue: /dev/zero is a character device, not a regular file; pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
+        "mosaic-queue: --base /dev/zero is a character device, not a regular file; pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
     );
     sparse(&base, 256 * MIB + 1);
     assert_eq!(
         run(&repo, &["verify", "--snapshot", dir, "--base", b]).fails(2),
         format!(
-            "mosaic-queue: {b} is larger than the 256 MiB cap for a --base queue.json; pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
+            "mosaic-queue: --base {b} is larger than the 256 MiB cap for queue.json; pass the queue.json the snapshot must extend (`git show HEAD:docs/plans/queue.json > FILE`)"
         )
     );
 

@@ -121,7 +121,7 @@ fn git_missing_from_path_is_named() {
     ] {
         let out: Out = repo.run(&args, &[("PATH", empty.to_str().unwrap())]);
         assert_eq!(
-            out.fails(2),
+            out.fails(1),
             "mosaic-queue: cannot run git: No such file or directory (os error 2); install git or put it on PATH, then retry",
             "{args:?}"
         );

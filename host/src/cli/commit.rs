@@ -18,10 +18,11 @@ const RESET: &str = "git reset -q -- docs/plans/queue.json docs/plans/QUEUE.md";
 
 /// `commit -m MSG [--genesis] [--by NAME]`.
 pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
-    // A bad argument value, like any other: usage, before anything is read.
+    // Text the tool checks is refused like an empty piece or note (exit 2), before anything
+    // is read; only what clap cannot parse is usage.
     if message.trim().is_empty() {
-        return Err(Failure::usage(
-            "commit needs a message: pass -m with some text (it is the commit's message)",
+        return Err(Failure::refused(
+            "refused: commit needs a message: pass -m with some text (it is the commit's message)",
         ));
     }
     let by = actor(by)?;

@@ -192,10 +192,18 @@ pub(crate) fn read_file(path: &Path, kind: Kind) -> Result<Vec<u8>, Failure> {
     session::read_file(path, kind).map_err(|e| read_failure(path, kind, e))
 }
 
-/// The failure `read_file` reports for an error from the read.
+/// The failure `read_file` reports for an error from the read. A file that is not there is
+/// refused like a wrong one (retrying cannot help; the next step is another path).
 pub(crate) fn read_failure(path: &Path, kind: Kind, e: std::io::Error) -> Failure {
     match session::into_refusal(e) {
         Ok(refused) => Failure::refused(refused.line()).kind(refused.kind_name()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Failure::refused(format!(
+            "{}{} does not exist; {}",
+            kind.prefix(),
+            path.display(),
+            kind.next_step()
+        ))
+        .kind("file-missing"),
         Err(e) => Failure::failed(format!(
             "cannot read {}: {e}; {}",
             path.display(),
@@ -246,11 +254,23 @@ pub struct Cli {
 pub struct Change {
     /// The operation id, 8 to 72 characters of [a-z0-9._-] (e.g. darkwing-3-start-1); run the
     /// same command with the same id again to retry it safely
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", allow_hyphen_values = true, value_parser = op_value)]
     pub op: String,
     /// The acting seat (e.g. darkwing, lead, jason); defaults to $MOSAIC_AGENT_NAME
     #[arg(long, value_name = "NAME")]
     pub by: Option<String>,
+}
+
+/// `--op`'s value as the parser takes it. One that starts with `-` could be a flag whose
+/// value was forgotten (`--op --by x`), so it is a usage error naming the value; every other bad
+/// op id reaches the op rules and is refused (exit 2).
+fn op_value(value: &str) -> Result<String, String> {
+    if value.starts_with('-') {
+        return Err(format!(
+            "an op id starts with a letter or digit, and {value:?} starts with `-`; give --op its ID"
+        ));
+    }
+    Ok(value.to_owned())
 }
 
 #[derive(Subcommand, Debug)]
@@ -818,9 +838,18 @@ pub fn run(cli: Cli) -> CliResult {
 
 /// The actor: `--by`, else `$MOSAIC_AGENT_NAME`; a warning when both are set and differ.
 pub fn actor(by: &Option<String>) -> Result<String, Failure> {
-    let env = std::env::var("MOSAIC_AGENT_NAME")
-        .ok()
-        .filter(|s| !s.is_empty());
+    let env = match std::env::var("MOSAIC_AGENT_NAME") {
+        Ok(s) => Some(s).filter(|s| !s.is_empty()),
+        // Set, but to bytes no actor name can be: refused, not taken for unset, unless --by
+        // names the actor anyway.
+        Err(std::env::VarError::NotUnicode(v)) if by.is_none() => {
+            return Err(Failure::refused(format!(
+                "refused: MOSAIC_AGENT_NAME {:?} is not UTF-8, so it names no actor; set it to your seat or pass --by NAME",
+                v.to_string_lossy()
+            )));
+        }
+        Err(_) => None,
+    };
     match (by, env) {
         (Some(b), Some(e)) if *b != e => {
             warn(&format!(

@@ -47,6 +47,8 @@ pub enum SessionError {
     NothingDurable,
     #[error("QUEUE.md is not UTF-8; {}", Kind::QueueMd.next_step())]
     TableNotUtf8,
+    #[error("docs/plans/QUEUE.md does not exist; {}", Kind::QueueMd.next_step())]
+    TableMissing,
     #[error("{0}")]
     TableMarkers(String),
     /// `then` is the step once the table is restored (`render` refuses where accept-history
@@ -93,6 +95,7 @@ impl SessionError {
             SessionError::NoWitness
             | SessionError::NothingDurable
             | SessionError::TableNotUtf8
+            | SessionError::TableMissing
             | SessionError::TableMarkers(_)
             | SessionError::HandEdit { .. }
             | SessionError::GenesisTwice
@@ -317,7 +320,10 @@ impl<'io> Session<'io> {
     pub fn read_table(&self) -> Result<Vec<u8>, SessionError> {
         self.io
             .read(&self.paths.queue_md, Kind::QueueMd)
-            .map_err(|e| super::io_err("read", &self.paths.queue_md)(e).into())
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => SessionError::TableMissing,
+                _ => super::io_err("read", &self.paths.queue_md)(e).into(),
+            })
     }
 
     /// QUEUE.md's text: every verb that reads it refuses a non-UTF-8 file alike.
