@@ -1139,40 +1139,47 @@ fn filesystem() -> Vec<Case> {
         ("verify-current", vec!["verify".into(), "--current".into()]),
         ("note", note.clone()),
     ];
-    // Which verbs read which path, and the gist of the refusal. The read view is a cache:
-    // whatever stands there is skipped, and every verb goes on.
-    let paths: Vec<(&str, &str, Vec<&str>, &str)> = vec![
+    // Which verbs read which path, the exit code of a verb that reads it and the gist of its
+    // refusal. A verb that never opens a path answers whatever stands there (docs/limits.md).
+    // Whatever is at the lock path and is not a lock is an invalid lock, which waits for a
+    // person: exit 1, as for a lock file holding garbage. The read view is a cache: whatever
+    // stands there is skipped, and every verb goes on.
+    let paths: Vec<(&str, &str, Vec<&str>, i32, &str)> = vec![
         (
             "queue-json",
             QUEUE_JSON,
             vec!["list", "verify", "verify-current", "note"],
+            2,
             "queue.json",
         ),
         (
             "queue-md",
             QUEUE_MD,
             vec!["verify-current", "note"],
+            2,
             "QUEUE.md",
         ),
         (
             "witness",
             WITNESS,
             vec!["list", "verify", "verify-current", "note"],
+            2,
             "witness",
         ),
         (
             "lock",
             LOCK,
             vec!["verify", "verify-current", "note"],
-            "lock",
+            1,
+            "the queue lock",
         ),
-        ("view", VIEW, vec![], ""),
+        ("view", VIEW, vec![], 0, ""),
     ];
-    for (plabel, path, readers, gist) in &paths {
+    for (plabel, path, readers, refused, gist) in &paths {
         for (tlabel, thing) in &things {
             for (verb, args) in &verbs {
                 let reads = readers.contains(verb);
-                let code = if reads { 2 } else { 0 };
+                let code = if reads { *refused } else { 0 };
                 let mut c = Case::new(
                     Family::Filesystem,
                     format!("fs/{plabel}/{tlabel}/{verb}"),
@@ -1194,21 +1201,29 @@ fn filesystem() -> Vec<Case> {
             }
         }
     }
-    // The unlock gate, read by `unlock --check-gate` and `unlock`.
+    // The unlock gate, read by `unlock --check-gate` and `unlock`. Whatever stands there and
+    // is not a gate is an invalid gate, as a gate file holding garbage is: `--check-gate`
+    // answers that (exit 0, no clearance to remove it) and `unlock` refuses to go on (exit 1).
     for (tlabel, thing) in &things {
-        for (verb, args) in [
-            ("check-gate", vec!["unlock", "--check-gate"]),
-            ("unlock", vec!["unlock"]),
+        for (verb, args, code, gist) in [
+            (
+                "check-gate",
+                vec!["unlock", "--check-gate"],
+                0,
+                "gate invalid: ",
+            ),
+            ("unlock", vec!["unlock"], 1, "the unlock gate"),
         ] {
             out.push(
                 Case::new(
                     Family::Filesystem,
                     format!("fs/gate/{tlabel}/{verb}"),
                     &args,
-                    2,
-                    "unlock",
+                    code,
+                    gist,
                 )
-                .setup(thing(GATE)),
+                .setup(thing(GATE))
+                .after(After::Unchanged),
             );
         }
     }
@@ -1494,7 +1509,7 @@ fn gitea() -> Vec<Case> {
     );
     let marked = "<!-- mosaic-queue-op: darkwing-1-review -->";
     for (label, body, code, gist) in [
-        ("other-id", format!(r#"{{"id": 4243, "body": "{marked}", "user": {{"login": "darkwing"}}, "issue_url": "http://h/o/r/issues/12"}}"#), 1, "another comment id"),
+        ("other-id", format!(r#"{{"id": 4243, "body": "{marked}", "user": {{"login": "darkwing"}}, "issue_url": "http://h/o/r/issues/12"}}"#), 1, "it names comment 4243"),
         ("issue-2pow53", format!(r#"{{"id": 4242, "body": "{marked}", "user": {{"login": "darkwing"}}, "issue_url": "http://h/o/r/issues/9007199254740992"}}"#), 1, "names no issue"),
         ("not-json", "<html>".into(), 1, "not JSON"),
         ("no-markers", r#"{"id": 4242, "body": "hello", "user": {"login": "darkwing"}, "issue_url": "http://h/o/r/issues/12"}"#.into(), 2, "4242"),

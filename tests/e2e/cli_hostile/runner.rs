@@ -436,7 +436,9 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
         let first = ran.stderr.lines().next().unwrap_or("");
         match case.code {
             1 | 2 => {
-                if !ran.stdout.is_empty() {
+                // A refusal prints nothing on stdout; a run that wrote (a review request whose
+                // failed outcome is logged) prints the receipts of what it wrote.
+                if matches!(case.after, After::Unchanged) && !ran.stdout.is_empty() {
                     wrong.push(format!("stdout on a refusal: {:?}", ran.stdout));
                 }
                 if ran.stderr.lines().count() != 1 || !ran.stderr.ends_with('\n') {
@@ -445,7 +447,9 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
             }
             _ => {}
         }
-        if !first.contains(&case.gist) && !ran.stderr.contains(&case.gist) {
+        // An answer (exit 0) may carry its gist on stdout.
+        let answered = case.code == 0 && ran.stdout.contains(&case.gist);
+        if !first.contains(&case.gist) && !ran.stderr.contains(&case.gist) && !answered {
             wrong.push(format!("stderr lacks {:?}", case.gist));
         }
         if case.code != 4 && ran.stderr.contains("panicked") {
@@ -456,10 +460,21 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
         if ran.stderr.contains(secret.as_str()) || ran.stdout.contains(secret.as_str()) {
             wrong.push(format!("printed the secret {secret:?}"));
         }
+        // The token files and the files the case itself wrote (a manifest holding the secret)
+        // hold it by design; the queue's files, the view and everything else must not.
+        let planted: Vec<PathBuf> = case
+            .setup
+            .iter()
+            .filter_map(|s| match s {
+                Setup::Write(rel, _) => Some(PathBuf::from(expand(rel, &base))),
+                _ => None,
+            })
+            .collect();
         for (path, seen) in &after {
             if let Seen::Bytes(b) = seen
                 && String::from_utf8_lossy(b).contains(secret.as_str())
                 && !path.starts_with("agents")
+                && !planted.contains(path)
             {
                 wrong.push(format!("the secret is in {}", path.display()));
             }
