@@ -32,8 +32,18 @@ fn main() {
                 output::set_json(true);
                 std::process::exit(output::finish("", false, &Err(failure)));
             }
-            let _ = e.print();
-            std::process::exit(if usage { Exit::Usage.code() } else { 0 });
+            // Help and version are an answer on stdout: one that cannot be written fails the
+            // command, as every other answer does (docs/limits.md). A usage message that cannot
+            // be written to stderr is lost and changes nothing.
+            let printed = e.print();
+            if usage {
+                std::process::exit(Exit::Usage.code());
+            }
+            if let Err(why) = printed {
+                cli::warn(&format!("mosaic-queue: cannot write to stdout: {why}"));
+                std::process::exit(Exit::Failed.code());
+            }
+            std::process::exit(0);
         }
     };
     output::set_json(parsed.json);

@@ -109,6 +109,29 @@ fn an_unwritable_stderr_changes_no_outcome() {
 }
 
 #[test]
+fn help_that_cannot_be_written_fails_and_a_usage_error_keeps_its_code() {
+    let repo = Repo::new("help");
+    for err in [Stderr::Full, Stderr::ClosedPipe] {
+        // A usage error whose message cannot be written is still exit 4.
+        let (code, stdout) = run_mute(&repo, &["bogus-verb"], &[], err);
+        assert_eq!((code, stdout.as_str()), (4, ""), "{err:?}");
+        // Help is an answer: an unwritable stdout fails it, as it fails every answer.
+        let out = command(&repo.root, &["--help"], &[])
+            .stdout(stderr_of(err))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{err:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.starts_with("mosaic-queue: cannot write to stdout: ")
+                && stderr.lines().count() == 1,
+            "{err:?}: {stderr}"
+        );
+    }
+    assert_eq!(repo.run(&["--help"], &[]).code, 0);
+}
+
+#[test]
 fn git_missing_from_path_is_named() {
     let repo = Repo::new("no-git");
     let before = repo.snapshot();
