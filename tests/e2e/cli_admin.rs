@@ -234,6 +234,39 @@ fn accept_history_after_a_rollback() {
 }
 
 #[test]
+fn accept_history_over_a_hand_edited_table_names_its_own_retry_not_render() {
+    let repo = Repo::new("accept-edited");
+    let (rev1_json, rev1_md) = (repo.read(QUEUE_JSON), repo.read(QUEUE_MD_PATH));
+    two_changes(&repo);
+    repo.write(QUEUE_JSON, &rev1_json);
+    repo.write(
+        QUEUE_MD_PATH,
+        rev1_md.replacen("| 2 | Render |", "| 2 | Rendering |", 1),
+    );
+    let before = repo.snapshot();
+    // render refuses in this state, so accept-history must not send a person there.
+    let lost = "mosaic-queue: queue.json is at rev 1 but the witness saw rev 3: history was lost (see Manual recovery)";
+    assert_eq!(repo.run(&["render"], &[]).fails(2), lost);
+    let args = change(ACCEPT, "jason-accept-0001", "jason");
+    assert_eq!(
+        repo.run(&args, &[]).fails(2),
+        "mosaic-queue: QUEUE.md's table is not a render of this queue (a hand edit?); restore it with git or re-apply the edit as queue ops, then run accept-history again"
+    );
+    repo.assert_unchanged(&before);
+    // Restored, the step it named goes through.
+    repo.write(QUEUE_MD_PATH, &rev1_md);
+    assert!(
+        repo.run(&args, &[])
+            .ok()
+            .starts_with("ok jason-accept-0001 rev 2 accept-history")
+    );
+    assert_eq!(
+        repo.run(&["verify", "--current"], &[]).ok(),
+        "ok verify rev 2 (2 entries, witness rev 2), table current\n"
+    );
+}
+
+#[test]
 fn accept_history_without_a_witness() {
     let repo = Repo::new("accept-nowitness");
     two_changes(&repo);
