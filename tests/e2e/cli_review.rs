@@ -268,7 +268,7 @@ fn connection_refused_fails_before_any_post() {
     );
     let line = printed(&out, 1, &lines(&receipts("failed")));
     let head = failed_line(&format!(
-        "no answer from Gitea at {url} to GET /api/v1/user ("
+        "no usable answer from Gitea at {url} to GET /api/v1/user ("
     ));
     let head = head.split_once("; once fixed").unwrap().0;
     assert!(line.starts_with(head), "{line}");

@@ -407,7 +407,8 @@ fn connection_refused_is_failed_before_anything_is_posted() {
     let outcome = post_comment(&cfg, LOGIN, ISSUE, BODY);
     let (k, status, detail, message) = not_posted(&outcome);
     assert_eq!((k, status, detail), ("failed", None, "user-transport"));
-    let head = format!("no answer from Gitea at http://127.0.0.1:{port} to GET /api/v1/user (");
+    let head =
+        format!("no usable answer from Gitea at http://127.0.0.1:{port} to GET /api/v1/user (");
     assert!(message.starts_with(&head), "{message}");
     assert!(
         message.ends_with("); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op"),

@@ -111,6 +111,11 @@ impl Exchange {
     fn transport(&self, e: ureq::Error) -> Transport {
         match e {
             ureq::Error::Timeout(_) => Transport::Deadline,
+            // Not read past the cap: no user or comment is that large (docs/limits.md).
+            ureq::Error::BodyExceedsLimit(_) => Transport::Failed(format!(
+                "its body is larger than the {} cap for a Gitea answer",
+                crate::io::size_text(MAX_BODY)
+            )),
             _ if self.remaining().is_none() => Transport::Deadline,
             other => Transport::Failed(one_line(&other.to_string())),
         }

@@ -81,7 +81,9 @@ pub enum GiteaError {
     #[error("Gitea's answer for comment {0} is not usable ({1}); try again or check the instance")]
     Unparsable(u64, String),
     /// No answer: connection, TLS or protocol failure.
-    #[error("no answer from Gitea at {0}: {1}; check MOSAIC_GITEA_URL and the network, then retry")]
+    #[error(
+        "no usable answer from Gitea at {0}: {1}; check MOSAIC_GITEA_URL and the network, then retry"
+    )]
     Transport(String, String),
     /// The deadline passed before the answer was complete.
     #[error("Gitea at {0} did not answer within {1} ms; retry when the instance responds")]

@@ -222,7 +222,7 @@ fn check_issue(exchange: &Exchange, issue: u64, cfg: &GiteaConfig) -> Option<Pos
                 None,
                 "issue-transport",
                 format!(
-                    "no answer from Gitea at {} to {path} ({why}); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op",
+                    "no usable answer from Gitea at {} to {path} ({why}); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op",
                     cfg.url
                 ),
             ));
@@ -267,7 +267,7 @@ fn user_transport(status: Option<u16>, t: Transport, cfg: &GiteaConfig) -> PostO
             status,
             "user-transport",
             format!(
-                "no answer from Gitea at {} to GET /api/v1/user ({why}); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op",
+                "no usable answer from Gitea at {} to GET /api/v1/user ({why}); nothing was posted, check MOSAIC_GITEA_URL and retry with a new op",
                 cfg.url
             ),
         ),

@@ -1476,7 +1476,7 @@ fn gitea() -> Vec<Case> {
         (
             "huge",
             format!(r#"{{"login": "{}"}}"#, "x".repeat(2 << 20)),
-            "user",
+            "larger than the 1 MiB cap for a Gitea answer",
         ),
     ] {
         out.push(case(
