@@ -25,6 +25,7 @@ pub mod stale;
 pub mod state;
 pub mod table;
 pub mod verbs;
+pub mod wire;
 
 pub use entry::{Args, CURRENT_SEMANTICS, Entry, Verb};
 pub use error::{

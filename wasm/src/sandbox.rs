@@ -1,19 +1,9 @@
 //! Zero-import exports for the host's wasmtime sandbox: the host copies the snapshot's bytes
 //! into buffers it takes from `alloc`, calls `verify_snapshot`, and reads back one result
-//! buffer whose layout is below (and in docs/sandbox.md). The module imports nothing.
+//! buffer whose layout the core's `wire` module defines. The module imports nothing.
 
-use mosaic_queue_core::snapshot::{self, SnapshotError, Verdict};
-
-/// Result tag: the snapshot passed.
-const OK: u8 = 0;
-/// Result tag: the snapshot failed.
-const FAILED: u8 = 1;
-
-/// Failure codes: the variants whose host message is not the error's own text.
-const OTHER: u8 = 0;
-const BASE_INVALID: u8 = 1;
-const BEHIND: u8 = 2;
-const DIVERGED: u8 = 3;
+use mosaic_queue_core::snapshot;
+use mosaic_queue_core::wire::{self, Refusal};
 
 /// Hands the host `len` writable bytes; 0 when the memory cap refuses them.
 // Unmangled only in the wasm module: a native build must not shadow libc's `free`.
@@ -44,13 +34,9 @@ pub unsafe extern "C" fn free(ptr: *mut u8, len: usize) {
 }
 
 /// Verifies the snapshot in the three buffers (the base only when `has_base` is not 0) and
-/// returns the address of the result: a little-endian u32 length `n`, then `n` bytes:
-///
-/// - passed: `0`, revision u64, has-base u8, base revision u64 (0 without a base);
-/// - failed: `1`, code u8 (0 other, 1 base invalid, 2 behind, 3 diverged), a u64, b u64,
-///   kind (u32 length + UTF-8), text (u32 length + UTF-8). `a`/`b` are the revisions of
-///   behind (snapshot, base) and diverged (rev, 0); text is the inner error of an invalid base
-///   and the whole message otherwise.
+/// returns the address of the result: a little-endian u32 length `n`, then the `n` bytes of
+/// `mosaic_queue_core::wire::encode` (whose module documents the layout; the host decodes it
+/// with the same module's `decode`).
 ///
 /// The host frees the result with `free(ptr, 4 + n)`.
 ///
@@ -75,45 +61,12 @@ pub unsafe extern "C" fn verify_snapshot(
             (has_base != 0).then(|| core::slice::from_raw_parts(base_ptr, base_len)),
         )
     };
-    let payload = encode(snapshot::verify_snapshot(json, md, base));
+    let answer = snapshot::verify_snapshot(json, md, base).map_err(|e| Refusal::from(&e));
+    let payload = wire::encode(&answer);
     let mut out = Vec::with_capacity(4 + payload.len());
     out.extend_from_slice(&len32(payload.len()).to_le_bytes());
     out.extend_from_slice(&payload);
     Box::into_raw(out.into_boxed_slice()).cast::<u8>()
-}
-
-fn encode(result: Result<Verdict, SnapshotError>) -> Vec<u8> {
-    let mut out = Vec::new();
-    match result {
-        Ok(verdict) => {
-            out.push(OK);
-            out.extend_from_slice(&verdict.revision.to_le_bytes());
-            out.push(u8::from(verdict.base_revision.is_some()));
-            out.extend_from_slice(&verdict.base_revision.unwrap_or(0).to_le_bytes());
-        }
-        Err(e) => {
-            let (code, a, b, text) = match &e {
-                SnapshotError::BaseInvalid(inner) => (BASE_INVALID, 0, 0, inner.to_string()),
-                SnapshotError::Behind { revision, base } => {
-                    (BEHIND, *revision, *base, e.to_string())
-                }
-                SnapshotError::Diverged { rev } => (DIVERGED, *rev, 0, e.to_string()),
-                _ => (OTHER, 0, 0, e.to_string()),
-            };
-            out.push(FAILED);
-            out.push(code);
-            out.extend_from_slice(&a.to_le_bytes());
-            out.extend_from_slice(&b.to_le_bytes());
-            put_str(&mut out, e.kind());
-            put_str(&mut out, &text);
-        }
-    }
-    out
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&len32(s.len()).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
 }
 
 /// Lengths inside a 32-bit memory always fit in a u32.

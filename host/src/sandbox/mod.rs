@@ -5,15 +5,14 @@
 mod answer;
 mod caps;
 mod runner;
-mod wire;
 
 #[cfg(test)]
 mod tests;
 
 pub use answer::{Answer, Reason, Refusal, native};
 pub use caps::Caps;
+pub use mosaic_queue_core::wire::Malformed;
 pub use runner::{Sandbox, Usage};
-pub use wire::Malformed;
 
 use thiserror::Error;
 

@@ -4,8 +4,8 @@
 
 use wasmtime::{Config, Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
 
-use super::wire::{self, Malformed};
 use super::{Answer, Caps, SandboxError};
+use mosaic_queue_core::wire::{self, Malformed};
 
 /// The module's tables never grow; this only bounds a module that tried.
 const TABLE_ELEMENTS: usize = 1 << 16;
