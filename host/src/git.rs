@@ -1,89 +1,87 @@
-//! Running `git` with the environment cleared of the variables that would point it at another
-//! repository or index. The queue only reads through it, except `demo`, which builds its own
-//! scratch checkout.
+//! Running `git`: the one place the host starts it, with the environment cleared of the
+//! variables that would point it at another repository or index. The queue only reads through
+//! it, except `demo`, which builds its own scratch checkout, and `commit`, whose plumbing
+//! (`crate::commit::git`) writes objects through it.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Runs `git ARGS` in `dir`; `Ok(stdout)` on exit 0, `Err(stderr)` otherwise.
+/// Runs `git ARGS` in `dir`; `Ok(stdout)` without its trailing newlines on exit 0,
+/// `Err(stderr)` on one line otherwise.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, String> {
-    output(&mut reading(dir, args))
+    text(dir, args, None)
 }
 
-/// `git ARGS` in `dir` against the repository's own index: for callers that stream git's
-/// output themselves.
-pub fn reading(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = command(dir, args);
-    cmd.env_remove("GIT_INDEX_FILE");
-    cmd
+/// `bytes` as text, without the trailing newlines.
+pub fn text(dir: &Path, args: &[&str], index: Option<&Path>) -> Result<String, String> {
+    let out = bytes(dir, args, index, None)?;
+    Ok(String::from_utf8_lossy(&out)
+        .trim_end_matches('\n')
+        .to_owned())
 }
 
-/// Runs `git ARGS` in `dir` like `run`, but against the index file `index`: a hook runs with
-/// GIT_INDEX_FILE naming the index being committed (a temporary one for a partial commit or
-/// `commit`'s canary), and the guard must judge that index, not the default one.
-pub fn run_with_index(dir: &Path, index: &Path, args: &[&str]) -> Result<String, String> {
-    let mut cmd = command(dir, args);
-    cmd.env("GIT_INDEX_FILE", index);
-    output(&mut cmd)
-}
-
-/// Runs `git ARGS` in `dir` with `input` on its stdin; stdout as bytes on exit 0, else its
-/// stderr on one line. For output that is binary or NUL-delimited (`cat-file --batch`, `-z`).
-pub fn bytes_with_input(dir: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    let mut child = reading(dir, args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
+/// Runs `git ARGS` in `dir` against the index file `index` when given (a hook runs with
+/// GIT_INDEX_FILE naming the index being committed, and the guard must judge that one; the
+/// commit procedure builds its own), else the repository's own, with `stdin` fed in when given.
+/// `Ok(stdout)` as bytes on exit 0 (for output that is binary or NUL-delimited), else
+/// `Err(stderr)` on one line: empty when git said nothing, which some callers read as an
+/// answer (`git config --get` exits 1 silently for "not set").
+pub fn bytes(
+    dir: &Path,
+    args: &[&str],
+    index: Option<&Path>,
+    stdin: Option<&[u8]>,
+) -> Result<Vec<u8>, String> {
+    let mut cmd = reading(dir, args);
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| format!("{CANNOT_RUN}{e}"))?;
+    let pipe = child.stdin.take();
     // A writer thread: git may fill its stdout pipe before it has read all its input.
     let out = std::thread::scope(|s| {
-        s.spawn(move || stdin.write_all(input));
+        if let (Some(input), Some(mut pipe)) = (stdin, pipe) {
+            s.spawn(move || pipe.write_all(input));
+        }
         child.wait_with_output()
     })
-    .map_err(|e| format!("cannot run git: {e}"))?;
+    .map_err(|e| format!("{CANNOT_RUN}{e}"))?;
     if out.status.success() {
-        Ok(out.stdout)
-    } else {
-        Err(one_line(&out.stderr))
+        return Ok(out.stdout);
     }
+    Err(String::from_utf8_lossy(&out.stderr)
+        .trim()
+        .replace('\n', "; "))
 }
 
-fn command(dir: &Path, args: &[&str]) -> Command {
+/// What an error from `bytes` starts with when git itself could not be started (not on PATH,
+/// not executable), as opposed to git answering with a failure.
+const CANNOT_RUN: &str = "cannot run git: ";
+
+/// Whether an error from `bytes` (or `text`, `run`) means git could not be started at all.
+pub fn could_not_run(err: &str) -> bool {
+    err.starts_with(CANNOT_RUN)
+}
+
+/// `git ARGS` in `dir` against the repository's own index, not yet started: for callers that
+/// stream git's output themselves.
+pub fn reading(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
     cmd.args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_COMMON_DIR");
+        .env_remove("GIT_COMMON_DIR")
+        .env_remove("GIT_INDEX_FILE");
     cmd
-}
-
-/// What an error from `run` starts with when git itself could not be started (not on PATH,
-/// not executable), as opposed to git answering with a failure.
-const CANNOT_RUN: &str = "cannot run git: ";
-
-/// Whether an error from `run` means git could not be started at all.
-pub fn could_not_run(err: &str) -> bool {
-    err.starts_with(CANNOT_RUN)
-}
-
-fn output(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("{CANNOT_RUN}{e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout)
-            .trim_end_matches('\n')
-            .to_owned())
-    } else {
-        Err(one_line(&out.stderr))
-    }
-}
-
-/// Errors end up in one-line messages.
-fn one_line(stderr: &[u8]) -> String {
-    String::from_utf8_lossy(stderr).trim().replace('\n', "; ")
 }
 
 /// Whether `HEAD:<path>` exists in the object database.

@@ -53,11 +53,8 @@ pub fn guard() -> CliResult {
 /// the first commit HEAD has no entries.
 pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'static str>, Failure> {
     let in_index = |args: &[&str]| {
-        match index {
-            Some(i) => git::run_with_index(top, i, args),
-            None => git::run(top, args),
-        }
-        .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
+        git::text(top, args, index)
+            .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
     };
     let head = git::run(top, &["rev-parse", "-q", "--verify", "HEAD^{commit}"]).ok();
     let mut staged = Vec::new();

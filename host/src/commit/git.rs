@@ -1,70 +1,15 @@
-//! The git plumbing the commit procedure needs beyond `crate::git::run`: exact bytes in and
-//! out, and a temporary index under `.git` that no other command sees and that is removed on
-//! every path, so the shared index is never the one a commit is built from.
+//! The git plumbing the commit procedure needs, on top of the host's one git runner
+//! (`crate::git`): blobs written byte for byte, the queue's entries in an index or tree, and a
+//! temporary index under `.git` that no other command sees and that is removed on every path,
+//! so the shared index is never the one a commit is built from.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use crate::git::{bytes, text};
 
 /// The two paths the procedure commits, as git names them.
 pub const QUEUE_PATHS: [&str; 2] = ["docs/plans/queue.json", "docs/plans/QUEUE.md"];
-
-/// Runs `git ARGS` at `root` with the variables that redirect git cleared, `GIT_INDEX_FILE` set
-/// to `index` when given, and `stdin` fed in. `Ok(stdout)` on exit 0, else `Err(stderr)` on
-/// one line.
-pub fn bytes(
-    root: &Path,
-    args: &[&str],
-    index: Option<&Path>,
-    stdin: Option<&[u8]>,
-) -> Result<Vec<u8>, String> {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(root)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_COMMON_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(index) = index {
-        cmd.env("GIT_INDEX_FILE", index);
-    }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot run git: {e}"))?;
-    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        pipe.write_all(input)
-            .map_err(|e| format!("cannot feed git {}: {e}", args[0]))?;
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(out.stdout)
-    } else {
-        let err = String::from_utf8_lossy(&out.stderr)
-            .trim()
-            .replace('\n', "; ");
-        Err(if err.is_empty() {
-            format!("git {} exited with {}", args[0], out.status)
-        } else {
-            err
-        })
-    }
-}
-
-/// `bytes` as text, without the trailing newline.
-pub fn text(root: &Path, args: &[&str], index: Option<&Path>) -> Result<String, String> {
-    let out = bytes(root, args, index, None)?;
-    Ok(String::from_utf8_lossy(&out)
-        .trim_end_matches('\n')
-        .to_owned())
-}
 
 /// Writes `content` into the object database as a blob, byte for byte (no filters: stdin
 /// without `--path` applies none), and returns its id.

@@ -35,7 +35,7 @@ pub struct Change {
 
 /// git in `dir` with `input` on its stdin (the project's one git runner).
 fn git(dir: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
-    crate::git::bytes_with_input(dir, args, input)
+    crate::git::bytes(dir, args, None, Some(input))
 }
 
 fn text(bytes: Vec<u8>) -> String {
