@@ -26,9 +26,9 @@ pub fn token(login: &str) -> String {
     format!("{login}5ecret70ken0c0ffee")
 }
 
-/// The Gitea login a seat posts as.
+/// The Gitea login a seat posts as: the core's rule, the one definition.
 pub fn login_of(seat: &str) -> &str {
-    if seat == "lead" { "jarvis" } else { seat }
+    mosaic_queue_core::rules::gitea_login(seat)
 }
 
 /// The request comment's two marker lines.
