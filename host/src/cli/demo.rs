@@ -13,7 +13,7 @@ use crate::checkout;
 use crate::store::Paths;
 use crate::store::session;
 
-/// The sample migration map's table (the core's `examples/demo.rs` uses the same rows).
+/// The sample migration map's table: the rows the demo checkout starts from.
 const MAP_TABLE: &str = "\
 | # | Piece | Owner | Status | Gate | Issues | Note |
 | --- | --- | --- | --- | --- | --- | --- |
