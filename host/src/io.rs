@@ -368,12 +368,9 @@ pub struct RealIo;
 
 impl RealIo {
     fn sys(&self) -> Sys {
-        #[cfg(feature = "fault-injection")]
-        return Sys {
-            hook: seams::from_env(),
-        };
-        #[cfg(not(feature = "fault-injection"))]
-        Sys { hook: None }
+        Sys {
+            hook: crate::seam::io_hook(),
+        }
     }
 }
 

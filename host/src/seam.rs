@@ -1,8 +1,11 @@
 //! Test seams compiled only with the `fault-injection` feature: at each named write step the
 //! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step, `MOSAIC_LOCK_WAIT_MS`
 //! shortens the wait for a live lock, `MOSAIC_BOOT_ID` stands in for the kernel's boot id (a
-//! test's reboot), and `MOSAIC_NOW_MS` sets the clock. Shipped builds compile every call to
-//! nothing.
+//! test's reboot), `MOSAIC_NOW_MS` sets the clock, `MOSAIC_GITEA_DEADLINE_MS` shortens the
+//! Gitea deadline, `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower the sandbox's
+//! caps, and `MOSAIC_IO_TRACE` / `MOSAIC_IO_FAIL` put the recording and faulting hooks of
+//! `io::seams` on the real I/O. This is the one file that reads them; shipped builds compile
+//! every call to nothing (or to the default it is given).
 
 use std::time::Duration;
 
@@ -67,6 +70,44 @@ pub fn now_millis() -> Option<i64> {
         return Some(ms);
     }
     None
+}
+
+/// The hook on the real I/O calls (`io::seams`: the trace and the injected fault the
+/// environment names); `None` in shipped builds.
+#[inline(always)]
+pub fn io_hook() -> Option<&'static dyn crate::io::Hook> {
+    #[cfg(feature = "fault-injection")]
+    return crate::io::seams::from_env();
+    #[cfg(not(feature = "fault-injection"))]
+    None
+}
+
+/// `MOSAIC_GITEA_DEADLINE_MS` as given (read through `get`, the caller's environment), so an
+/// end-to-end test of the deadline need not wait 30 s; `None` in shipped builds.
+#[inline(always)]
+pub fn gitea_deadline_ms(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<String> {
+    #[cfg(feature = "fault-injection")]
+    return get("MOSAIC_GITEA_DEADLINE_MS").map(|v| v.to_string_lossy().into_owned());
+    #[cfg(not(feature = "fault-injection"))]
+    {
+        let _ = get;
+        None
+    }
+}
+
+/// The sandbox's caps (fuel, memory in bytes): the shipped ones, unless the fault-injection
+/// build is given `MOSAIC_SANDBOX_FUEL` or `MOSAIC_SANDBOX_MEMORY_MIB`.
+#[inline(always)]
+pub fn sandbox_caps(fuel: u64, memory: usize) -> (u64, usize) {
+    #[cfg(feature = "fault-injection")]
+    let (fuel, memory) = {
+        let number = |name: &str| std::env::var(name).ok()?.parse::<u64>().ok();
+        (
+            number("MOSAIC_SANDBOX_FUEL").unwrap_or(fuel),
+            number("MOSAIC_SANDBOX_MEMORY_MIB").map_or(memory, |mib| (mib as usize) << 20),
+        )
+    };
+    (fuel, memory)
 }
 
 /// The steps a write passes, in order; the kill-point tests walk this list.

@@ -224,17 +224,13 @@ impl GiteaConfig {
 /// The deadline: 30 s; the fault-injection build lets `MOSAIC_GITEA_DEADLINE_MS` shorten it
 /// so an end-to-end test of the deadline need not wait 30 s.
 fn deadline(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Duration, GiteaError> {
-    #[cfg(feature = "fault-injection")]
-    if let Some(v) = get("MOSAIC_GITEA_DEADLINE_MS") {
-        let text = v.to_string_lossy().into_owned();
-        return text
+    match crate::seam::gitea_deadline_ms(get) {
+        Some(text) => text
             .parse::<u64>()
             .map(Duration::from_millis)
-            .map_err(|_| GiteaError::BadDeadline(text));
+            .map_err(|_| GiteaError::BadDeadline(text)),
+        None => Ok(DEADLINE),
     }
-    #[cfg(not(feature = "fault-injection"))]
-    let _ = get;
-    Ok(DEADLINE)
 }
 
 /// `http://` or `https://`, a host, and nothing that would smuggle a query, fragment,

@@ -22,21 +22,7 @@ const MEMORY: usize = 1 << 30;
 impl Caps {
     /// The caps `verify --snapshot` and `commit` run with.
     pub fn shipped() -> Caps {
-        let caps = Caps {
-            fuel: FUEL,
-            memory: MEMORY,
-        };
-        #[cfg(feature = "fault-injection")]
-        let caps = Caps {
-            fuel: env_number("MOSAIC_SANDBOX_FUEL").unwrap_or(caps.fuel),
-            memory: env_number("MOSAIC_SANDBOX_MEMORY_MIB")
-                .map_or(caps.memory, |mib| (mib as usize) << 20),
-        };
-        caps
+        let (fuel, memory) = crate::seam::sandbox_caps(FUEL, MEMORY);
+        Caps { fuel, memory }
     }
-}
-
-#[cfg(feature = "fault-injection")]
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok()?.parse().ok()
 }
