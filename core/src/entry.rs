@@ -53,7 +53,27 @@ pub enum Verb {
 }
 
 impl Verb {
-    pub fn as_str(self) -> &'static str {
+    /// Every verb: genesis, then `Command`'s verbs in its order.
+    pub const ALL: [Verb; 14] = [
+        Verb::Genesis,
+        Verb::Add,
+        Verb::Move,
+        Verb::Release,
+        Verb::Assign,
+        Verb::Note,
+        Verb::Set,
+        Verb::AcceptHistory,
+        Verb::ReviewRequest,
+        Verb::ReviewOutcome,
+        Verb::ReviewResolve,
+        Verb::ReviewAbandon,
+        Verb::ReviewRecord,
+        Verb::Take,
+    ];
+
+    /// The verb as the log spells it: the one spelling (serde's derived names agree, which a
+    /// test checks; `verbs::COMMAND_VERBS` is built from it).
+    pub const fn as_str(self) -> &'static str {
         match self {
             Verb::Genesis => "genesis",
             Verb::Add => "add",

@@ -58,6 +58,18 @@ pub enum Command {
     Take(TakeCmd),
 }
 
+/// The verbs a `Command` names, as it spells them and in its order (every verb but genesis),
+/// built from `Verb::as_str`: what a reader of command JSON lists for an unknown verb.
+pub const COMMAND_VERBS: [&str; 13] = {
+    let mut out = [""; 13];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = Verb::ALL[i + 1].as_str();
+        i += 1;
+    }
+    out
+};
+
 /// `take`: no arguments; the row is the one `next` names for the actor when it is written.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -351,5 +363,31 @@ pub(crate) fn not_allowed(ctx: &Ctx, action: String, who: &'static str) -> VerbE
         actor: String::from(ctx.by),
         action,
         who,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
+
+    /// `Verb::as_str` is the spelling serde derives for both `Verb` and `Command`, in the same
+    /// order: the unknown-verb message lists exactly `COMMAND_VERBS`.
+    #[test]
+    fn one_spelling_of_every_verb() {
+        for verb in Verb::ALL {
+            let derived = serde_json::to_string(&verb).unwrap();
+            assert_eq!(derived, format!("\"{}\"", verb.as_str()));
+        }
+        let err = serde_json::from_str::<Command>(r#"{"verb":"fly"}"#).unwrap_err();
+        let listed: Vec<String> = COMMAND_VERBS.iter().map(|v| format!("`{v}`")).collect();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "unknown variant `fly`, expected one of {} at line 1 column 13",
+                listed.join(", ")
+            )
+        );
     }
 }

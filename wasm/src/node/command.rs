@@ -12,22 +12,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 use std::fmt;
 
-/// The verbs as `Command` spells them, in its order (the unknown-verb message lists them).
-const VERBS: &[&str] = &[
-    "add",
-    "move",
-    "release",
-    "assign",
-    "note",
-    "set",
-    "accept-history",
-    "review-request",
-    "review-outcome",
-    "review-resolve",
-    "review-abandon",
-    "review-record",
-    "take",
-];
+/// The verbs as `Command` spells them, in its order (the unknown-verb message lists them): the
+/// core's one table.
+const VERBS: &[&str] = &mosaic_queue_core::verbs::COMMAND_VERBS;
 
 const TAG: &str = "verb";
 
