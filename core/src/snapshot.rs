@@ -8,9 +8,10 @@ use crate::error::{QueueError, TableError};
 use crate::queue::Queue;
 use crate::table::{self, BodyStatus};
 
-/// What a passing snapshot is: its revision, and the base revision it extends.
+/// A snapshot that passed (certified): its revision, and the base revision it extends. (A
+/// reviewer's approve or changes is `model::Verdict`; this is not one.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Certified {
     pub revision: u64,
     pub base_revision: Option<u64>,
 }
@@ -58,7 +59,7 @@ pub fn verify_snapshot(
     json: &[u8],
     md: &[u8],
     base: Option<&[u8]>,
-) -> Result<Verdict, SnapshotError> {
+) -> Result<Certified, SnapshotError> {
     let queue = Queue::verify(json).map_err(SnapshotError::Invalid)?;
     let revision = queue.revision();
     let text = core::str::from_utf8(md).map_err(|_| SnapshotError::TableNotUtf8)?;
@@ -74,7 +75,7 @@ pub fn verify_snapshot(
         BodyStatus::Unknown => return Err(SnapshotError::UnknownTable),
     }
     let Some(base_bytes) = base else {
-        return Ok(Verdict {
+        return Ok(Certified {
             revision,
             base_revision: None,
         });
@@ -98,7 +99,7 @@ pub fn verify_snapshot(
     {
         return Err(SnapshotError::Diverged { rev: e.rev });
     }
-    Ok(Verdict {
+    Ok(Certified {
         revision,
         base_revision: Some(base_revision),
     })

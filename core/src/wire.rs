@@ -16,11 +16,11 @@ use alloc::vec::Vec;
 
 use thiserror::Error;
 
-use crate::snapshot::{SnapshotError, Verdict};
+use crate::snapshot::{Certified, SnapshotError};
 
-/// A snapshot's verdict, or why it failed: what `verify --snapshot` prints from, whichever way
+/// A snapshot certified, or why it failed: what `verify --snapshot` prints from, whichever way
 /// the core ran. Two answers are equal exactly when the CLI would print the same line.
-pub type Answer = Result<Verdict, Refusal>;
+pub type Answer = Result<Certified, Refusal>;
 
 /// A failed snapshot: the core's kind, and what the message is made from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,11 +102,11 @@ impl Refusal {
 pub fn encode(answer: &Answer) -> Vec<u8> {
     let mut out = Vec::new();
     match answer {
-        Ok(verdict) => {
+        Ok(certified) => {
             out.push(PASSED);
-            out.extend_from_slice(&verdict.revision.to_le_bytes());
-            out.push(u8::from(verdict.base_revision.is_some()));
-            out.extend_from_slice(&verdict.base_revision.unwrap_or(0).to_le_bytes());
+            out.extend_from_slice(&certified.revision.to_le_bytes());
+            out.push(u8::from(certified.base_revision.is_some()));
+            out.extend_from_slice(&certified.base_revision.unwrap_or(0).to_le_bytes());
         }
         Err(refusal) => {
             let (code, a, b, text) = match &refusal.reason {
@@ -134,7 +134,7 @@ pub fn decode(payload: &[u8]) -> Result<Answer, Malformed> {
             let revision = r.u64()?;
             let has_base = r.u8()?;
             let base = r.u64()?;
-            Ok(Verdict {
+            Ok(Certified {
                 revision,
                 base_revision: match has_base {
                     0 => None,
@@ -224,15 +224,15 @@ mod tests {
     #[test]
     fn every_answer_round_trips() {
         let answers = [
-            Ok(Verdict {
+            Ok(Certified {
                 revision: 16,
                 base_revision: Some(6),
             }),
-            Ok(Verdict {
+            Ok(Certified {
                 revision: 1,
                 base_revision: None,
             }),
-            Ok(Verdict {
+            Ok(Certified {
                 revision: u64::MAX,
                 base_revision: Some(0),
             }),
@@ -259,11 +259,11 @@ mod tests {
         passed.extend(16u64.to_le_bytes());
         passed.push(1);
         passed.extend(6u64.to_le_bytes());
-        let verdict = Verdict {
+        let certified = Certified {
             revision: 16,
             base_revision: Some(6),
         };
-        assert_eq!(encode(&Ok(verdict)), passed);
+        assert_eq!(encode(&Ok(certified)), passed);
         let mut failed = vec![1, 2];
         failed.extend(3u64.to_le_bytes());
         failed.extend(9u64.to_le_bytes());
@@ -293,7 +293,7 @@ mod tests {
         let mut bad_code = good.clone();
         bad_code[1] = 9;
         assert_eq!(decode(&bad_code), Err(Malformed("unknown failure code")));
-        let mut bad_flag = encode(&Ok(Verdict {
+        let mut bad_flag = encode(&Ok(Certified {
             revision: 1,
             base_revision: None,
         }));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use mosaic_queue_core::snapshot::{SnapshotError, Verdict, verify_snapshot};
+use mosaic_queue_core::snapshot::{Certified, SnapshotError, verify_snapshot};
 
 fn golden(name: &str, file: &str) -> Vec<u8> {
     std::fs::read(common::fixtures().join("golden").join(name).join(file)).unwrap()
@@ -23,7 +23,7 @@ fn a_golden_pair_passes_and_extends_its_own_prefix() {
     let table = md(&golden("basic", "body.md"));
     assert_eq!(
         verify_snapshot(&json, &table, None),
-        Ok(Verdict {
+        Ok(Certified {
             revision: 16,
             base_revision: None
         })
@@ -41,7 +41,7 @@ fn each_failure_has_its_kind() {
     let json = golden("basic", "queue.json");
     let table = md(&golden("basic", "body.md"));
     let other = golden("genesis-only", "queue.json");
-    let kind = |r: Result<Verdict, SnapshotError>| r.unwrap_err().kind();
+    let kind = |r: Result<Certified, SnapshotError>| r.unwrap_err().kind();
     assert_eq!(
         kind(verify_snapshot(&json, &md(b"| edited |\n"), None)),
         "table-unknown"

@@ -143,7 +143,7 @@ fn build(dir: &Path) -> CliResult {
     for (rel, text) in SCRIPTS {
         write_executable(&dir.join(rel), text)?;
     }
-    commit(
+    git_commit(
         dir,
         &["docs/plans", MAP_PATH, "scripts"],
         "QUEUE.md with its markers, the migration map and the queue's scripts",
@@ -154,7 +154,7 @@ fn build(dir: &Path) -> CliResult {
     crate::say!("$ mosaic-queue genesis --map {MAP_PATH} --op jason-genesis-demo --by jason");
     write::genesis_in(&paths, &map, "jason-genesis-demo", "jason")?;
     crate::say!("$ git commit -m 'queue genesis' docs/plans");
-    commit(dir, &["docs/plans"], "queue genesis")?;
+    git_commit(dir, &["docs/plans"], "queue genesis")?;
     // Installed after the genesis commit, which the demo makes with plain git: the guard
     // would rightly refuse it. A refusal (a core.hooksPath in the user's global config)
     // shows in the transcript like any other.
@@ -289,7 +289,7 @@ fn write_executable(path: &Path, text: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::failed(format!("cannot make {} executable: {e}", path.display())))
 }
 
-fn commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
+fn git_commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
     let mut add = vec!["add", "--"];
     add.extend_from_slice(paths);
     git(dir, &add)?;

@@ -201,5 +201,5 @@ fn check(
     }
     let changes = objects::changes(dir, sha).map_err(git)?;
     let entries = objects::entries(dir, tree).map_err(git)?;
-    Ok((compare::commit(&changes, &entries), changes.len()))
+    Ok((compare::candidate_paths(&changes, &entries), changes.len()))
 }

@@ -7,7 +7,7 @@ use std::fmt;
 
 use mosaic_queue_core::review::manifest::Listed;
 
-use super::objects::{Change, Entry, Kind};
+use super::objects::{Entry, Kind, PathChange};
 
 /// Why one path in REF does not match the candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ pub fn manifest<E>(
 /// Every path a commit candidate changed, checked against REF: added and modified paths by
 /// blob and mode, deleted paths absent. A tree where a deleted file was is absence: the
 /// candidate itself may have put a directory there.
-pub fn commit(changes: &[Change], tree: &BTreeMap<Vec<u8>, Entry>) -> Vec<Mismatch> {
+pub fn candidate_paths(changes: &[PathChange], tree: &BTreeMap<Vec<u8>, Entry>) -> Vec<Mismatch> {
     let mut wrong = Vec::new();
     for change in changes {
         let found = tree.get(&change.path);
@@ -151,8 +151,8 @@ mod tests {
         ])
     }
 
-    fn changed(path: &str, after: Option<(&str, &str)>) -> Change {
-        Change {
+    fn changed(path: &str, after: Option<(&str, &str)>) -> PathChange {
+        PathChange {
             path: path.as_bytes().to_vec(),
             after: after.map(|(m, o)| (m.into(), o.into())),
         }
@@ -172,7 +172,7 @@ mod tests {
             changed("d", Some(("100644", "e5"))),
             changed("s", Some(("160000", "d4"))),
         ];
-        let whys: Vec<String> = commit(&changes, &tree())
+        let whys: Vec<String> = candidate_paths(&changes, &tree())
             .iter()
             .map(|m| m.to_string())
             .collect();

@@ -28,7 +28,7 @@ pub enum Kind {
 
 /// One path a commit changed, with its mode and blob afterwards (`None` when deleted).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
+pub struct PathChange {
     pub path: Vec<u8>,
     pub after: Option<(String, String)>,
 }
@@ -176,7 +176,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// What commit `sha` changed from its first parent (a root commit: from the empty tree),
 /// renames split into a delete and an add.
-pub fn changes(dir: &Path, sha: &str) -> Result<Vec<Change>, String> {
+pub fn changes(dir: &Path, sha: &str) -> Result<Vec<PathChange>, String> {
     let parents = text(git(dir, &["rev-list", "--parents", "-n", "1", sha], b"")?);
     let base = match parents.split(' ').nth(1) {
         Some(first) => first.to_owned(),
@@ -196,7 +196,7 @@ pub fn changes(dir: &Path, sha: &str) -> Result<Vec<Change>, String> {
 }
 
 /// `:<mode> <mode> <oid> <oid> <status> NUL <path> NUL`, repeated (no renames, so one path).
-fn parse_raw_diff(raw: &[u8]) -> Result<Vec<Change>, String> {
+fn parse_raw_diff(raw: &[u8]) -> Result<Vec<PathChange>, String> {
     let bad = || String::from("git diff-tree printed a record it should not");
     let mut fields = raw.split(|&b| b == 0);
     let mut out = Vec::new();
@@ -212,7 +212,7 @@ fn parse_raw_diff(raw: &[u8]) -> Result<Vec<Change>, String> {
             "A" | "M" | "T" => Some((dst_mode.to_owned(), dst_oid.to_owned())),
             _ => return Err(bad()),
         };
-        out.push(Change {
+        out.push(PathChange {
             path: path.to_vec(),
             after,
         });
@@ -252,15 +252,15 @@ mod tests {
         assert_eq!(
             changes,
             vec![
-                Change {
+                PathChange {
                     path: b"new file".to_vec(),
                     after: Some(("100644".into(), A.into()))
                 },
-                Change {
+                PathChange {
                     path: b"gone".to_vec(),
                     after: None
                 },
-                Change {
+                PathChange {
                     path: b"tool".to_vec(),
                     after: Some(("100755".into(), A.into()))
                 },
