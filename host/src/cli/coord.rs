@@ -83,14 +83,14 @@ pub fn next_explained(seat: Option<String>) -> CliResult {
 /// `next SEAT --explain` in the checkout at `paths`; `demo` runs it too.
 pub(super) fn next_explained_in(paths: &Paths, seat: &str) -> CliResult {
     let json = super::output::json();
-    let snap = read::load_for_read_in(paths)?;
-    let st = &snap.state;
+    let seen = read::load_for_read_in(paths)?;
+    let st = &seen.state;
     let explained = next::explain(&st.rows, seat);
     let row = explained.pick.and_then(|id| st.row(id).ok());
     if json {
         return read::print_json(&ExplainJson {
             revision: st.revision,
-            durable: snap.durable,
+            durable: seen.durable,
             row,
             passed: explained
                 .passed

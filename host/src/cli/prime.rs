@@ -119,8 +119,8 @@ pub fn prime(seat: Option<String>) -> CliResult {
     let json = super::output::json();
     let seat = read::seat_or_agent(seat, "prime")?;
     mosaic_queue_core::rules::check_seat(&seat)?;
-    let snap = read::load_for_read()?;
-    let st = &snap.state;
+    let seen = read::load_for_read()?;
+    let st = &seen.state;
     let role = Role::of(&seat);
     let done = next::Done::of(&st.rows);
     let mine: Vec<RowLine> = st
@@ -151,7 +151,7 @@ pub fn prime(seat: Option<String>) -> CliResult {
     if json {
         return read::print_json(&PrimeJson {
             revision: st.revision,
-            durable: snap.durable,
+            durable: seen.durable,
             seat: &seat,
             role,
             rows: mine.into_iter().take(MAX_ROWS).collect(),

@@ -68,12 +68,12 @@ pub(super) fn print_json<T: Serialize>(value: &T) -> CliResult {
 
 pub fn list() -> CliResult {
     let json = super::output::json();
-    let snap = load_for_read()?;
-    let st = &snap.state;
+    let seen = load_for_read()?;
+    let st = &seen.state;
     if json {
         print_json(&ListJson {
             revision: st.revision,
-            durable: snap.durable,
+            durable: seen.durable,
             rows: &st.rows,
         })?;
     } else {
@@ -85,15 +85,15 @@ pub fn list() -> CliResult {
 
 pub fn show(id: u64) -> CliResult {
     let json = super::output::json();
-    let snap = load_for_read()?;
-    let st = &snap.state;
+    let seen = load_for_read()?;
+    let st = &seen.state;
     let row = st
         .row(id)
         .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
     if json {
         print_json(&RowJson {
             revision: st.revision,
-            durable: snap.durable,
+            durable: seen.durable,
             row: Some(row),
         })?;
     } else {
@@ -129,13 +129,13 @@ pub(super) fn seat_or_agent(seat: Option<String>, verb: &str) -> Result<String, 
 pub fn next(seat: Option<String>) -> CliResult {
     let json = super::output::json();
     let seat = seat_or_agent(seat, "next")?;
-    let snap = load_for_read()?;
-    let st = &snap.state;
+    let seen = load_for_read()?;
+    let st = &seen.state;
     let row = next::next(&st.rows, &seat);
     if json {
         print_json(&RowJson {
             revision: st.revision,
-            durable: snap.durable,
+            durable: seen.durable,
             row,
         })?;
     } else {

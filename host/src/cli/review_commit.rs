@@ -109,8 +109,8 @@ fn shown(reference: &str) -> String {
 }
 
 pub fn verify_commit(id: u64, reference: &str) -> CliResult {
-    let snap = super::read::load_for_read()?;
-    let row = snap
+    let seen = super::read::load_for_read()?;
+    let row = seen
         .state
         .row(id)
         .map_err(|e| Failure::refused(e.to_string()))?;
