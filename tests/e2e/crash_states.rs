@@ -5,6 +5,7 @@
 #[path = "crash/mod.rs"]
 mod crash;
 
+use support::fake_gitea::{Answer, Endpoint};
 use support::review::{OP, Review, to_review};
 use support::{Holder, Repo, ok};
 
@@ -75,6 +76,7 @@ verb!(power_loss_render, io_errors_render, "render", render);
 verb!(power_loss_sync, io_errors_sync, "sync", sync);
 verb!(power_loss_unlock, io_errors_unlock, "unlock", unlock);
 verb!(power_loss_commit, io_errors_commit, "commit", commit);
+verb!(power_loss_take, io_errors_take, "take", take);
 
 /// The Gitea variables of a run by `by`, as pairs the enumeration takes.
 fn gitea_env(r: &Review, by: &str) -> Vec<(String, String)> {
@@ -115,6 +117,118 @@ review_verb!(
     "move in-review (posts a request)",
     request_on_move
 );
+
+review_verb!(
+    power_loss_review_request_again,
+    io_errors_review_request_again,
+    "review request (a new attempt)",
+    request_again
+);
+review_verb!(
+    power_loss_review_resolve,
+    io_errors_review_resolve,
+    "review resolve",
+    resolve
+);
+review_verb!(
+    power_loss_review_abandon,
+    io_errors_review_abandon,
+    "review abandon",
+    abandon
+);
+review_verb!(
+    power_loss_review_record,
+    io_errors_review_record,
+    "review record",
+    record
+);
+
+/// Row 1's request, killed at `step` of the move into in-review; the harness and HEAD.
+fn request_killed_at(name: &str, step: &str) -> (Review, String) {
+    let (r, head) = support::review::ready(name);
+    r.repo.install_guard();
+    let out = r.run_with(
+        &to_review(&head),
+        OP,
+        "darkwing",
+        &[("MOSAIC_KILL_AT", step)],
+    );
+    assert_eq!(out.signal, Some(9), "{out:?}");
+    (r, head)
+}
+
+/// The move's request was refused by Gitea (failed, nothing posted): `review request 1` makes
+/// a new attempt, which posts.
+fn request_again() -> (Review, Vec<String>, &'static str) {
+    let (r, head) = support::review::ready("crash-request-again");
+    r.repo.install_guard();
+    r.fake.script(Endpoint::PostComment, Answer::Status(404));
+    let out = r.run(&to_review(&head), OP, "darkwing");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let args = change(
+        &["review", "request", "1"],
+        "darkwing-1-request-2",
+        "darkwing",
+    );
+    (r, args, "darkwing")
+}
+
+/// Killed after the POST: the attempt is requesting and the comment is on #12; the owner
+/// resolves with it.
+fn resolve() -> (Review, Vec<String>, &'static str) {
+    let (r, _) = request_killed_at("crash-resolve", "request-posted");
+    let n = r.fake.comments()[0].id.to_string();
+    let args = change(
+        &["review", "resolve", "1", OP, "--comment", &n],
+        "darkwing-1-resolve",
+        "darkwing",
+    );
+    (r, args, "darkwing")
+}
+
+/// Killed before the POST: nothing was sent; jason abandons the attempt.
+fn abandon() -> (Review, Vec<String>, &'static str) {
+    let (r, _) = request_killed_at("crash-abandon", "request-sending");
+    let args = change(
+        &[
+            "review",
+            "abandon",
+            "1",
+            OP,
+            "--reason",
+            "nothing on #12",
+            "--yes",
+        ],
+        "jason-1-abandon",
+        "jason",
+    );
+    (r, args, "jason")
+}
+
+/// The request posted and logged; reviewer flicker records an approval.
+fn record() -> (Review, Vec<String>, &'static str) {
+    let (r, head) = support::review::ready("crash-record");
+    r.repo.install_guard();
+    let out = r.run(&to_review(&head), OP, "darkwing");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let candidate = support::review::git(&head);
+    let args = change(
+        &[
+            "review",
+            "record",
+            "1",
+            "--verdict",
+            "approve",
+            "--comment",
+            "4101",
+            "--candidate",
+            &candidate,
+        ],
+        "flicker-1-verdict",
+        "flicker",
+    );
+    (r, args, "flicker")
+}
 
 /// Row 1 with reviewers and in progress; the move into in-review opens a request attempt,
 /// posts its comment and logs the outcome: two writes with the POST between them.
@@ -268,6 +382,11 @@ fn unlock() -> (Repo, Vec<String>) {
     let repo = ready("crash-unlock");
     repo.plant_lock(&Holder::dead());
     (repo, vec!["unlock".to_owned()])
+}
+
+fn take() -> (Repo, Vec<String>) {
+    let repo = ready("crash-take");
+    (repo, change(&["take"], "huey-take-0001", "huey"))
 }
 
 fn commit() -> (Repo, Vec<String>) {

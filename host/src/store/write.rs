@@ -157,12 +157,15 @@ pub fn write_durably(
     at: &str,
 ) -> Result<Durable, StoreError> {
     let (temp, bytes) = stage(io, paths, new)?;
-    let on_disk = io
-        .read(&paths.queue_json, Kind::QueueJson)
-        .map_err(io_err("re-read", &paths.queue_json))?;
-    if on_disk != loaded.bytes {
+    // The temp file goes whatever the re-read finds, a failed read included: a refusal or a
+    // failure leaves no file behind.
+    let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
+    if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
         let _ = io.remove(&temp);
-        return Err(StoreError::Changed);
+        return match on_disk {
+            Ok(_) => Err(StoreError::Changed),
+            Err(e) => Err(io_err("re-read", &paths.queue_json)(e)),
+        };
     }
     if let Err(e) = io.rename(&temp, &paths.queue_json) {
         let _ = io.remove(&temp);
