@@ -165,8 +165,10 @@ impl Scenario<'_> {
             self.holds(&acked)
                 .map_err(|e| format!("verify accepted a state that {e}"))?;
         }
-        // doctor names the state in kinds it knows.
+        // doctor names the state in kinds it knows, and the kinds the files call for.
         let first = self.doctor()?;
+        self.recognized(&first.1)?;
+        let queue_files = self.queue_files();
         // The retry of the same op: heals, or refuses in one line; then doctor names a command,
         // the command runs, and the op is retried again, until the retry goes through.
         let mut retry = self.retry();
@@ -179,6 +181,16 @@ impl Scenario<'_> {
                 "the retry refused ({}) where doctor saw nothing to do",
                 retry.stderr.trim()
             ));
+        }
+        // A state doctor calls healthy needs nothing: a retry whose op is already in the log
+        // (or a verb with no op: render, sync, unlock, commit) only answers.
+        let in_log = self.op().is_none_or(|op| {
+            receipts_of(&queue_files[0])
+                .iter()
+                .any(|r| r.split(' ').nth(1) == Some(op))
+        });
+        if first.0 && in_log && self.queue_files() != queue_files {
+            return Err("doctor saw nothing to do, but the retry changed the queue's files".into());
         }
         let mut steps = 0;
         let mut person = false;
@@ -234,6 +246,113 @@ impl Scenario<'_> {
         } else {
             Verdict::Healed(steps)
         })
+    }
+
+    /// queue.json, QUEUE.md and the witness as they are now (absent: `None`).
+    fn queue_files(&self) -> Vec<Option<Vec<u8>>> {
+        [
+            "docs/plans/queue.json",
+            "docs/plans/QUEUE.md",
+            ".git/mosaic-queue.head",
+        ]
+        .iter()
+        .map(|p| std::fs::read(self.repo.path(p)).ok())
+        .collect()
+    }
+
+    /// The link between the enumeration and doctor: from the files alone, independently of
+    /// doctor's code, which findings the state calls for (a lock or gate left, no queue, a
+    /// witness missing or behind, leftover temp files). Doctor must name one kind of each, and
+    /// nothing outside them but the findings the files alone cannot tell (a stale table, an
+    /// op never acknowledged, genesis not committed, an unresolved review request).
+    fn recognized(&self, findings: &[Value]) -> Result<(), String> {
+        let named: BTreeSet<&str> = findings
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap_or_default())
+            .collect();
+        let mut wanted: Vec<(&str, &[&str])> = Vec::new();
+        let exists = |p: &str| self.repo.path(p).exists();
+        if exists(".git/mosaic-queue.lock") {
+            wanted.push(("a lock left", &["lock-dead", "lock-mismatch"]));
+        }
+        if exists(".git/mosaic-queue.unlock") {
+            wanted.push(("an unlock gate left", &["gate-dead", "gate-mismatch"]));
+        }
+        let revision = |p: &str| -> Option<Result<u64, ()>> {
+            let text = std::fs::read(self.repo.path(p)).ok()?;
+            Some(
+                serde_json::from_slice::<Value>(&text)
+                    .ok()
+                    .and_then(|v| v["revision"].as_u64())
+                    .ok_or(()),
+            )
+        };
+        match (
+            revision("docs/plans/queue.json"),
+            revision(".git/mosaic-queue.head"),
+        ) {
+            (None, None) => wanted.push(("no queue.json", &["no-queue"])),
+            (None, Some(_)) => wanted.push(("queue.json lost", &["no-queue", "history-lost"])),
+            (Some(Err(())), _) => wanted.push(("queue.json unreadable", &["queue-invalid"])),
+            (Some(Ok(_)), None) => wanted.push(("no witness", &["witness-missing"])),
+            (Some(Ok(_)), Some(Err(()))) => wanted.push(("a bad witness", &["witness-invalid"])),
+            (Some(Ok(q)), Some(Ok(w))) if w < q => {
+                wanted.push(("a tail past the witness", &["tail-not-durable"]));
+            }
+            (Some(Ok(q)), Some(Ok(w))) if w > q => {
+                wanted.push(("queue.json behind its witness", &["history-lost"]));
+            }
+            _ => {}
+        }
+        let names = |dir: &str| -> Vec<String> {
+            std::fs::read_dir(self.repo.path(dir))
+                .map(|d| {
+                    d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let temp = |n: &String, prefixes: &[&str]| {
+            n.ends_with(".tmp") && prefixes.iter().any(|p| n.starts_with(p))
+        };
+        let git = names(".git");
+        if names("docs/plans")
+            .iter()
+            .any(|n| temp(n, &[".queue.json.", ".QUEUE.md."]))
+            || git
+                .iter()
+                .any(|n| temp(n, &[".mosaic-queue.head.", ".mosaic-queue.view."]))
+        {
+            wanted.push(("a writer's temp file", &["temp-files"]));
+        }
+        if git
+            .iter()
+            .any(|n| temp(n, &["mosaic-queue.lock.", "mosaic-queue.unlock."]))
+        {
+            wanted.push(("a lock's temp file", &["lock-temp-files"]));
+        }
+        for (what, kinds) in &wanted {
+            if !kinds.iter().any(|k| named.contains(k)) {
+                return Err(format!(
+                    "doctor did not recognize {what} (expected one of {kinds:?}, named {named:?})"
+                ));
+            }
+        }
+        const UNSEEN: &[&str] = &[
+            "table-stale",
+            "unacknowledged",
+            "genesis-not-committed",
+            "review-unresolved",
+        ];
+        for kind in &named {
+            let called = wanted.iter().any(|(_, kinds)| kinds.contains(kind));
+            if !called && !UNSEEN.contains(kind) {
+                return Err(format!(
+                    "doctor named {kind}, which the files do not call for"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A review request's comment is on Gitea at most once: no retry or cure posted again.
@@ -457,6 +576,24 @@ impl Scenario<'_> {
         }
         Ok(())
     }
+}
+
+/// The receipts in a queue.json's log (none when it is absent or does not parse).
+fn receipts_of(queue: &Option<Vec<u8>>) -> Vec<String> {
+    let Some(v) = queue
+        .as_deref()
+        .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+    else {
+        return Vec::new();
+    };
+    v["log"]
+        .as_array()
+        .map(|log| {
+            log.iter()
+                .filter_map(|e| e["receipt"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn one_line_or_ok(out: &Out, what: &str) -> Result<(), String> {
