@@ -1,10 +1,14 @@
-//! Builds the zero-import sandbox module (the core compiled to wasm32) and leaves it in OUT_DIR
-//! for `include_bytes!`, so `verify --snapshot` needs no file beside the binary. A machine
-//! without the wasm32 target still builds the CLI; its `verify --snapshot` then refuses.
+//! Builds the zero-import sandbox module (the core compiled to wasm32), compiles it ahead of
+//! time to native code with wasmtime's Cranelift, and leaves that artifact in OUT_DIR for
+//! `include_bytes!`: the binary carries the sandbox and no compiler. A build that cannot make
+//! the module fails and says why; it never embeds an empty one.
 
 use std::env;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, exit};
+
+#[path = "src/sandbox/engine.rs"]
+mod engine;
 
 const TARGET: &str = "wasm32-unknown-unknown";
 const MODULE: &str = "mosaic_queue_wasm.wasm";
@@ -16,30 +20,61 @@ fn main() {
         "../core/Cargo.toml",
         "../wasm/src",
         "../wasm/Cargo.toml",
+        "src/sandbox/engine.rs",
     ] {
         println!("cargo:rerun-if-changed={path}");
     }
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let embedded = out.join("sandbox.wasm");
-    let bytes = match env::var_os("MOSAIC_SANDBOX_WASM") {
+    let wasm = match env::var_os("MOSAIC_SANDBOX_WASM") {
         Some(given) => {
             let given = PathBuf::from(given);
             println!("cargo:rerun-if-changed={}", given.display());
             std::fs::read(&given)
-                .unwrap_or_else(|e| panic!("MOSAIC_SANDBOX_WASM={}: {e}", given.display()))
+                .unwrap_or_else(|e| fail(&format!("MOSAIC_SANDBOX_WASM={}: {e}", given.display())))
         }
-        None if !target_installed() => {
-            println!(
-                "cargo:warning=the {TARGET} target is not installed, so this build embeds no \
-                 sandbox and `verify --snapshot` will refuse; run `rustup target add {TARGET}` \
-                 and rebuild"
-            );
-            Vec::new()
+        None => {
+            if !target_installed() {
+                fail(&format!(
+                    "the {TARGET} target is not installed, and the binary must carry the sandbox \
+                     that `verify --snapshot` and `commit` run the core in: run `rustup target \
+                     add {TARGET}` and build again"
+                ));
+            }
+            build_module(&out)
         }
-        None => build_module(&out),
     };
-    // An empty file is how the runner learns that no module was embedded.
-    std::fs::write(&embedded, bytes).expect("write the sandbox module into OUT_DIR");
+    let native = precompile(&wasm);
+    std::fs::write(out.join("sandbox.cwasm"), &native)
+        .unwrap_or_else(|e| fail(&format!("cannot write the sandbox into OUT_DIR: {e}")));
+    // `--version` prints this, so a binary says that it carries the sandbox.
+    println!(
+        "cargo:rustc-env=MOSAIC_SANDBOX_SUMMARY=sandbox: wasm32 module of {} KiB, compiled at \
+         build time to {} KiB of native code; no compiler in this binary",
+        wasm.len().div_ceil(1024),
+        native.len().div_ceil(1024)
+    );
+}
+
+/// Stops the build with `why` on stderr, which cargo shows for a failed build script.
+fn fail(why: &str) -> ! {
+    eprintln!("error: mosaic-queue's sandbox: {why}");
+    exit(1)
+}
+
+/// The module compiled for the target being built, with the runner's exact configuration. An
+/// explicit target keeps Cranelift from using CPU features this build machine happens to have,
+/// so the binary runs on any CPU of its architecture.
+fn precompile(wasm: &[u8]) -> Vec<u8> {
+    let mut config = engine::config();
+    let target = env::var("TARGET").expect("cargo sets TARGET");
+    if let Err(e) = config.target(&target) {
+        fail(&format!("wasmtime cannot compile for {target}: {e}"));
+    }
+    let engine = wasmtime::Engine::new(&config)
+        .unwrap_or_else(|e| fail(&format!("cannot make the wasmtime engine: {e}")));
+    engine
+        .precompile_module(wasm)
+        .unwrap_or_else(|e| fail(&format!("cannot compile the sandbox module: {e}")))
 }
 
 /// Whether the toolchain that builds us has the wasm32 standard library.
@@ -72,7 +107,7 @@ fn build_module(out: &Path) -> Vec<u8> {
         .arg("--target-dir")
         .arg(&target_dir)
         // The module's DWARF is megabytes that nothing reads; its name section stays. One
-        // codegen unit and LTO cut the code wasmtime compiles on every run by a fifth.
+        // codegen unit and LTO make less code to compile and run.
         .args(["--config", "profile.release.debug=0"])
         .args(["--config", "profile.release.strip=\"debuginfo\""])
         .args(["--config", "profile.release.codegen-units=1"])
@@ -84,10 +119,12 @@ fn build_module(out: &Path) -> Vec<u8> {
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_BUILD_TARGET")
         .status()
-        .expect("run cargo for the sandbox module");
-    assert!(status.success(), "building the sandbox module failed");
+        .unwrap_or_else(|e| fail(&format!("cannot run cargo to build the module: {e}")));
+    if !status.success() {
+        fail("building the sandbox module for wasm32 failed (its errors are above)");
+    }
     let module = target_dir.join(TARGET).join("release").join(MODULE);
-    std::fs::read(&module).unwrap_or_else(|e| panic!("{}: {e}", module.display()))
+    std::fs::read(&module).unwrap_or_else(|e| fail(&format!("{}: {e}", module.display())))
 }
 
 /// The target directory that holds OUT_DIR (cargo marks its root with CACHEDIR.TAG).

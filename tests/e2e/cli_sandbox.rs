@@ -104,3 +104,27 @@ fn running_out_of_memory_refuses_with_exit_2_naming_the_cap() {
         out.stderr
     );
 }
+
+#[test]
+fn the_version_line_says_the_binary_carries_the_sandbox() {
+    let tmp = scratch("version");
+    let out = run_in(&tmp.0, &["--version"], &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    let line = out.stdout.strip_suffix('\n').expect("one line");
+    let sizes = line
+        .strip_prefix(concat!(
+            "mosaic-queue ",
+            env!("CARGO_PKG_VERSION"),
+            " (sandbox: wasm32 module of "
+        ))
+        .and_then(|rest| rest.strip_suffix(" KiB of native code; no compiler in this binary)"))
+        .unwrap_or_else(|| panic!("{line}"));
+    let (wasm, native) = sizes
+        .split_once(" KiB, compiled at build time to ")
+        .unwrap_or_else(|| panic!("{line}"));
+    // A module exists: both sizes are counted, not zero.
+    for kib in [wasm, native] {
+        assert!(kib.parse::<u32>().is_ok_and(|n| n > 0), "{line}");
+    }
+}

@@ -233,10 +233,18 @@ macro_rules! say {
     };
 }
 
+/// `--version`: the package version and the sandbox this binary carries.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("MOSAIC_SANDBOX_SUMMARY"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "mosaic-queue",
-    version,
+    version = VERSION,
     about = "The team's git-native work queue: docs/plans/queue.json and its QUEUE.md table"
 )]
 pub struct Cli {

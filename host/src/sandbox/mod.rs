@@ -1,9 +1,10 @@
 //! The wasmtime sandbox that `verify --snapshot` (and `commit`'s step 4) run the core in: the
-//! zero-import module embedded at build time, no WASI, a memory cap and a fuel cap. The
-//! checker touches nothing but the bytes it is handed; docs/sandbox.md has the design.
+//! zero-import module, compiled at build time and embedded, no WASI, a memory cap and a fuel
+//! cap. The checker touches nothing but the bytes it is handed; docs/sandbox.md has the design.
 
 mod answer;
 mod caps;
+mod engine;
 mod runner;
 
 #[cfg(test)]
@@ -18,18 +19,16 @@ use thiserror::Error;
 
 use crate::exit::Exit;
 
-/// The module `host/build.rs` built from wasm/ (empty when the wasm32 target was missing).
-pub static EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sandbox.wasm"));
+/// The module `host/build.rs` built from wasm/ and compiled to native code for this target.
+static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sandbox.cwasm"));
+
+/// What `--version` says about the sandbox: host/build.rs words it once it has compiled the
+/// module (a build that could not stops there, so every binary carries one).
+pub const SUMMARY: &str = env!("MOSAIC_SANDBOX_SUMMARY");
 
 /// Why the sandbox gave no verdict.
 #[derive(Debug, Error)]
 pub enum SandboxError {
-    /// This binary was built without the module.
-    #[error(
-        "verify --snapshot: this build has no sandbox module (the wasm32-unknown-unknown target \
-         was missing when it was built): run `rustup target add wasm32-unknown-unknown` and rebuild"
-    )]
-    NotEmbedded,
     /// The module ran past its instruction budget.
     #[error(
         "verify --snapshot: the sandbox ran out of fuel (cap {cap}) before a verdict, so the \
@@ -53,19 +52,19 @@ pub enum SandboxError {
 }
 
 impl SandboxError {
-    /// Running out of a cap or trapping is a refusal of these bytes (2); a missing or broken
-    /// module says nothing about them, so the command failed (1).
+    /// Running out of a cap or trapping is a refusal of these bytes (2); a broken module says
+    /// nothing about them, so the command failed (1).
     pub fn exit(&self) -> Exit {
         match self {
             SandboxError::OutOfFuel { .. }
             | SandboxError::OutOfMemory { .. }
             | SandboxError::Trapped(_) => Exit::Refused,
-            SandboxError::NotEmbedded | SandboxError::Broken(_) => Exit::Failed,
+            SandboxError::Broken(_) => Exit::Failed,
         }
     }
 }
 
 /// The embedded module run on a snapshot with the shipped caps: what the CLI calls.
 pub fn verify(json: &[u8], md: &[u8], base: Option<&[u8]>) -> Result<Answer, SandboxError> {
-    Sandbox::load(EMBEDDED)?.verify(Caps::shipped(), json, md, base)
+    Sandbox::embedded()?.verify(Caps::shipped(), json, md, base)
 }

@@ -1,32 +1,49 @@
-//! Compiling the module once and running it once per verification in a fresh store: no
-//! imports are offered, the limiter enforces the memory cap and remembers refusing it, and
-//! fuel bounds the instructions. Every way the run can end maps to an `Answer` or an error.
+//! Loading the module once (the native code host/build.rs compiled ahead of time) and running
+//! it once per verification in a fresh store: no imports are offered, the limiter enforces the
+//! memory cap and remembers refusing it, and fuel bounds the instructions. Every way the run
+//! can end maps to an `Answer` or an error.
 
-use wasmtime::{Config, Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
+use wasmtime::{Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
 
-use super::{Answer, Caps, SandboxError};
+use super::{Answer, Caps, SandboxError, engine};
 use mosaic_queue_core::wire::{self, Malformed};
 
 /// The module's tables never grow; this only bounds a module that tried.
 const TABLE_ELEMENTS: usize = 1 << 16;
 
-/// A compiled sandbox module, ready to verify snapshots.
+/// A loaded sandbox module, ready to verify snapshots.
 pub struct Sandbox {
     engine: Engine,
     module: Module,
 }
 
 impl Sandbox {
-    /// Compiles `wasm`; refuses a module that imports anything, so nothing from the host can
-    /// ever be reached from inside.
-    pub fn load(wasm: &[u8]) -> Result<Sandbox, SandboxError> {
-        if wasm.is_empty() {
-            return Err(SandboxError::NotEmbedded);
-        }
-        let mut config = Config::new();
-        config.consume_fuel(true);
-        let engine = Engine::new(&config).map_err(|e| broken("engine", &e))?;
+    /// Loads the module host/build.rs compiled into this binary.
+    pub fn embedded() -> Result<Sandbox, SandboxError> {
+        let engine = engine()?;
+        // SAFETY: `deserialize` trusts its bytes to be wasmtime's own compiler output, since it
+        // maps them as executable code. These are: `PRECOMPILED` is the artifact host/build.rs
+        // made with `Engine::precompile_module`, embedded by `include_bytes!` in this very
+        // binary, never read from a file or the network, and compiled with `engine::config()`,
+        // the configuration `engine()` uses here. wasmtime still checks its version, the
+        // target and every setting against this engine, and refuses a mismatch.
+        let module = unsafe { Module::deserialize(&engine, super::PRECOMPILED) }
+            .map_err(|e| broken("load", &e))?;
+        Sandbox::checked(engine, module)
+    }
+
+    /// Compiles `wasm` at run time: only the tests' hand-written modules, in builds whose
+    /// wasmtime has Cranelift (the dev-dependency adds it; the shipped binary has none).
+    #[cfg(test)]
+    pub fn compile(wasm: &[u8]) -> Result<Sandbox, SandboxError> {
+        let engine = engine()?;
         let module = Module::new(&engine, wasm).map_err(|e| broken("compile", &e))?;
+        Sandbox::checked(engine, module)
+    }
+
+    /// Refuses a module that imports anything, so nothing from the host can ever be reached
+    /// from inside.
+    fn checked(engine: Engine, module: Module) -> Result<Sandbox, SandboxError> {
         if let Some(import) = module.imports().next() {
             return Err(SandboxError::Broken(format!(
                 "the module imports {}::{}, and a sandbox module must import nothing",
@@ -226,6 +243,10 @@ fn classify(guard: &Guard, caps: Caps, e: &wasmtime::Error) -> SandboxError {
         Some(trap) => SandboxError::Trapped(trap.to_string()),
         None => broken("run", e),
     }
+}
+
+fn engine() -> Result<Engine, SandboxError> {
+    Engine::new(&engine::config()).map_err(|e| broken("engine", &e))
 }
 
 fn broken(stage: &str, e: &wasmtime::Error) -> SandboxError {

@@ -22,7 +22,7 @@ fn module(body: &str) -> Sandbox {
                 {body}))"#
     );
     let wasm = wat::parse_str(&text).expect("the test module parses");
-    Sandbox::load(&wasm).unwrap_or_else(|e| panic!("the test module loads: {e}"))
+    Sandbox::compile(&wasm).unwrap_or_else(|e| panic!("the test module loads: {e}"))
 }
 
 fn run(sandbox: &Sandbox) -> SandboxError {
@@ -110,7 +110,7 @@ fn an_unreadable_result_fails_the_command() {
 #[test]
 fn a_module_without_the_surface_fails_the_command() {
     let wasm = wat::parse_str(r#"(module (memory (export "memory") 1))"#).expect("parses");
-    let sandbox = Sandbox::load(&wasm).expect("loads: it imports nothing");
+    let sandbox = Sandbox::compile(&wasm).expect("loads: it imports nothing");
     let err = run(&sandbox);
     assert!(
         err.to_string()
@@ -123,7 +123,7 @@ fn a_module_without_the_surface_fails_the_command() {
 #[test]
 fn a_module_that_imports_anything_is_refused() {
     let wasm = wat::parse_str(r#"(module (import "env" "f" (func)))"#).expect("parses");
-    let err = Sandbox::load(&wasm).err().expect("refused");
+    let err = Sandbox::compile(&wasm).err().expect("refused");
     assert_eq!(
         err.to_string(),
         "verify --snapshot: the sandbox failed: the module imports env::f, and a sandbox module \
