@@ -77,15 +77,16 @@ impl CanonError {
 #[derive(Error, Debug, Clone, PartialEq, Eq)]
 pub enum VerbError {
     #[error(
-        "op id {op:?} is invalid: use 8 to 72 characters of [a-z0-9._-], starting with a letter or digit, not ending in .outcome"
+        "op id {op} is invalid: use 8 to 72 characters of [a-z0-9._-], starting with a letter or digit, not ending in .outcome"
     )]
+    /// `op` as `rules::shown` quotes it.
     InvalidOp { op: String },
     #[error(
-        "actor {name:?} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+        "actor {name} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
     )]
     InvalidActor { name: String },
     #[error(
-        "seat {name:?} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
+        "seat {name} is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter"
     )]
     InvalidSeat { name: String },
     #[error(
@@ -142,6 +143,26 @@ pub enum VerbError {
     CredentialLike {
         field: &'static str,
         what: &'static str,
+    },
+    #[error(
+        "{field} contains U+{code:04X} ({what}), which shows differently from its bytes; remove it"
+    )]
+    Invisible {
+        field: &'static str,
+        code: u32,
+        what: &'static str,
+    },
+    #[error(
+        "the op id looks like a credential ({what}); op ids are committed with the log and printed in receipts, so use a plain one such as seat-row-verb-1"
+    )]
+    OpTokenLike { what: &'static str },
+    #[error(
+        "{field} lists {count} entries; a row holds at most {max} (split the work over more rows)"
+    )]
+    ListTooLong {
+        field: &'static str,
+        count: usize,
+        max: usize,
     },
     #[error("issue numbers must be positive integers; got {value}")]
     BadIssue { value: u64 },
@@ -236,6 +257,9 @@ impl VerbError {
             VerbError::BadDigest { .. } => "bad-digest",
             VerbError::BadText { .. } => "bad-text",
             VerbError::CredentialLike { .. } => "credential-like",
+            VerbError::Invisible { .. } => "invisible-character",
+            VerbError::OpTokenLike { .. } => "op-token-like",
+            VerbError::ListTooLong { .. } => "list-too-long",
             VerbError::BadIssue { .. } => "bad-issue",
             VerbError::NumberTooLarge { .. } => "number-too-large",
             VerbError::IssueOrder => "issue-order",
@@ -356,6 +380,22 @@ pub enum ReviewError {
     BadComment { value: u64 },
     #[error("the manifest is invalid at line {line}: {why}")]
     Manifest { line: usize, why: &'static str },
+    #[error(
+        "the manifest is {bytes} bytes; a manifest holds at most 4 MiB (4194304 bytes): list fewer files, or name a commit as the candidate"
+    )]
+    ManifestTooLarge { bytes: usize },
+    #[error(
+        "the manifest's path at line {line} contains U+{code:04X} ({what}), which shows differently from its bytes; rename the file or leave it out"
+    )]
+    ManifestInvisible {
+        line: usize,
+        code: u32,
+        what: &'static str,
+    },
+    #[error(
+        "the manifest's path at line {line} looks like it holds a credential ({what}); the log is committed to git forever, so leave secrets out"
+    )]
+    ManifestCredential { line: usize, what: &'static str },
     #[error("the manifest hashes to {found}, not the candidate {expected}")]
     ManifestDigest { expected: String, found: String },
     #[error("candidate {candidate}: {why}")]
@@ -391,6 +431,9 @@ impl ReviewError {
             ReviewError::CandidateMismatch { .. } => "candidate-mismatch",
             ReviewError::BadComment { .. } => "bad-comment",
             ReviewError::Manifest { .. } => "bad-manifest",
+            ReviewError::ManifestTooLarge { .. } => "manifest-too-large",
+            ReviewError::ManifestInvisible { .. } => "manifest-invisible-character",
+            ReviewError::ManifestCredential { .. } => "manifest-credential",
             ReviewError::ManifestDigest { .. } => "manifest-digest",
             ReviewError::ManifestPresence { .. } => "manifest-presence",
             ReviewError::WrongComment { .. } => "wrong-comment",

@@ -6,6 +6,7 @@
 
 extern crate alloc;
 
+pub mod admission;
 pub mod canon;
 pub mod digest;
 pub mod entry;

@@ -5,6 +5,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::admission;
 use crate::canon;
 use crate::digest::{self, sha256_hex};
 use crate::entry::{Args, CURRENT_SEMANTICS, Entry, GenesisArgs, PLAIN_SEMANTICS};
@@ -108,7 +109,9 @@ impl Queue {
             },
             state: State::default(),
         };
-        let receipt = queue.append_entry(Args::Genesis(args), op, by, at, PLAIN_SEMANTICS)?;
+        let args = Args::Genesis(args);
+        admission::check(&args, op)?;
+        let receipt = queue.append_entry(args, op, by, at, PLAIN_SEMANTICS)?;
         Ok((queue, receipt))
     }
 
@@ -162,6 +165,8 @@ impl Queue {
         }
         let rev = self.state.revision + 1;
         let args = cmd.normalize(&self.state, rev, by)?;
+        // A recorded op answered above as it was written; only a new entry meets these.
+        admission::check(&args, op)?;
         let semantics = self.semantics_for(&args);
         let receipt = self.append_new(args, op, by, at, semantics)?;
         Ok(Outcome::Applied {

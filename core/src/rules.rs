@@ -42,9 +42,17 @@ pub fn check_op(op: &str) -> Result<(), VerbError> {
     if ok {
         Ok(())
     } else {
-        Err(VerbError::InvalidOp {
-            op: String::from(op),
-        })
+        Err(VerbError::InvalidOp { op: shown(op) })
+    }
+}
+
+/// `text` quoted for a refusal that repeats it, unless it looks like a credential: a refusal
+/// must not print the secret it refuses.
+pub fn shown(text: &str) -> String {
+    if crate::admission::unsafe_to_echo(text) {
+        String::from("(not shown: it looks like a credential)")
+    } else {
+        alloc::format!("{text:?}")
     }
 }
 
@@ -61,9 +69,7 @@ pub fn check_actor(name: &str) -> Result<(), VerbError> {
     if is_seat(name) {
         Ok(())
     } else {
-        Err(VerbError::InvalidActor {
-            name: String::from(name),
-        })
+        Err(VerbError::InvalidActor { name: shown(name) })
     }
 }
 
@@ -71,9 +77,7 @@ pub fn check_seat(name: &str) -> Result<(), VerbError> {
     if is_seat(name) {
         Ok(())
     } else {
-        Err(VerbError::InvalidSeat {
-            name: String::from(name),
-        })
+        Err(VerbError::InvalidSeat { name: shown(name) })
     }
 }
 

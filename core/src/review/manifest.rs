@@ -16,6 +16,10 @@ pub struct Listed<'a> {
     pub path: &'a str,
 }
 
+/// The most bytes a manifest holds: its text is stored in the log for good (about 60,000
+/// files' lines). The host reads no more than this from a `--candidate` file.
+pub const MAX_BYTES: usize = 4 << 20;
+
 /// The candidate digest of a manifest's text.
 pub fn digest(text: &str) -> String {
     let mut d = String::from("sha256:");

@@ -133,6 +133,9 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
     if let Some(bytes) = read {
         let text = String::from_utf8(bytes)
             .map_err(|_| Failure::refused(format!("manifest {given}: is not UTF-8")))?;
+        // The rules for stored text first: a path holding a secret is refused as such.
+        mosaic_queue_core::admission::manifest_text(&text)
+            .map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
         manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
         return Ok(Candidate {
             digest: manifest::digest(&text),
@@ -332,9 +335,12 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
     })
 }
 
-/// Refuses a malformed op id before anything is read, so a typo costs nothing.
+/// Refuses a malformed or token-like op id before anything is read or written (the lock
+/// records the op), so a typo costs nothing and a pasted secret goes nowhere.
 pub fn check_op(op: &str) -> Result<(), Failure> {
-    rules::check_op(op).map_err(Failure::from)
+    rules::check_op(op)
+        .and_then(|()| mosaic_queue_core::admission::check_op(op))
+        .map_err(Failure::from)
 }
 
 #[cfg(test)]

@@ -46,6 +46,9 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
     let map_text = read_map(map_path)?;
     let map = map::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the migration map is invalid: {e}")))?;
+    mosaic_queue_core::admission::map_rows(&map.rows).map_err(|e| {
+        Failure::refused(format!("the migration map is refused: {e}")).kind(e.kind())
+    })?;
     let branch =
         git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"]).map_err(|_| {
             Failure::refused("HEAD is detached; check out the queue's branch before genesis")
