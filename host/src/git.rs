@@ -84,6 +84,33 @@ pub fn reading(dir: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// Why `blob_within` returned no bytes.
+#[derive(Debug)]
+pub enum BlobError {
+    /// git's answer on one line: no such object, or git could not run.
+    Git(String),
+    /// The blob is larger than the cap; nothing of it was read.
+    TooLarge { size: u64 },
+}
+
+/// The bytes of the blob `spec` names (`REV:path` or a blob id), refused before any of it is
+/// read when it is larger than `cap`: a committed file is held to the cap of its kind, as the
+/// file on disk is (docs/limits.md). The size is asked of the blob's id, so what is read is
+/// the blob that was measured.
+pub fn blob_within(dir: &Path, spec: &str, cap: u64) -> Result<Vec<u8>, BlobError> {
+    // No `^{blob}` peel: after `REV:` the rest is a path, and the peel would join it.
+    let oid = run(dir, &["rev-parse", "--verify", "-q", spec]).map_err(BlobError::Git)?;
+    let size = run(dir, &["cat-file", "-s", &oid]).map_err(BlobError::Git)?;
+    let size: u64 = size
+        .trim()
+        .parse()
+        .map_err(|_| BlobError::Git(format!("git cat-file -s answered {size:?}")))?;
+    if size > cap {
+        return Err(BlobError::TooLarge { size });
+    }
+    bytes(dir, &["cat-file", "blob", &oid], None, None).map_err(BlobError::Git)
+}
+
 /// Whether `HEAD:<path>` exists in the object database.
 pub fn head_has(dir: &Path, path: &str) -> bool {
     run(dir, &["cat-file", "-e", &format!("HEAD:{path}")]).is_ok()

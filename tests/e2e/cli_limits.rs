@@ -352,3 +352,48 @@ fn a_candidate_or_map_that_is_not_a_plain_file_is_refused_not_read() {
     );
     repo.assert_unchanged(&before);
 }
+
+#[test]
+fn committed_files_over_their_cap_are_refused_before_they_are_read() {
+    // HEAD's guard source over the 1 MiB cap for a git hook: commit refuses, reading nothing.
+    let repo = Repo::new("blob-cap");
+    repo.install_guard();
+    let hook = "scripts/git-hooks/pre-commit";
+    let mut big = b"#!/bin/sh\n".to_vec();
+    big.resize((MIB + 1) as usize, b'#');
+    repo.write(hook, &big);
+    repo.git(&["add", hook]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "a huge hook"]);
+    let before = repo.snapshot();
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    assert_eq!(
+        run(&repo, &["commit", "-m", "queue", "--by", "lead"]).fails(2),
+        format!(
+            "mosaic-queue: HEAD's {hook} is {} bytes, over the 1 MiB cap for a git hook, so the guard cannot be checked; restore the hook from git",
+            MIB + 1
+        )
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head);
+    repo.assert_unchanged(&before);
+
+    // The map's source blob over the 64 MiB cap for QUEUE.md: map-check refuses it unread.
+    let repo = Repo::bare("blob-cap-map");
+    let huge = repo.base.join("huge.md");
+    sparse(&huge, 64 * MIB + 1);
+    let blob = repo.git(&["hash-object", "-w", huge.to_str().unwrap()]);
+    let map = repo.base.join("map.md");
+    std::fs::write(
+        &map,
+        format!(
+            "source: docs/plans/QUEUE.md blob {blob}\n| # | Piece | Owner | Status | Gate | Issues | Note |\n| --- | --- | --- | --- | --- | --- | --- |\n| 1 | P | - | queued | - | - | - |\n"
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        run(&repo, &["map-check", "--map", map.to_str().unwrap()]).fails(2),
+        format!(
+            "mosaic-queue: the map names QUEUE.md blob {blob} of {} bytes, over the 64 MiB cap for QUEUE.md; rebuild the map from a committed QUEUE.md",
+            64 * MIB + 1
+        )
+    );
+}

@@ -11,7 +11,7 @@ use super::verify_snapshot::check_bytes;
 use super::{CliResult, Failure, actor};
 use crate::commit::active;
 use crate::commit::git::{self, QUEUE_PATHS, TempIndex};
-use crate::store::session::{self, Session};
+use crate::store::session::{self, Kind, Session};
 
 /// What the lead runs when the index could not be reconciled safely.
 const RESET: &str = "git reset -q -- docs/plans/queue.json docs/plans/QUEUE.md";
@@ -79,8 +79,15 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
         None
     } else {
         let spec = format!("{head}:{}", QUEUE_PATHS[0]);
-        let bytes = git::bytes(root, &["cat-file", "blob", &spec], None, None)
-            .map_err(|e| Failure::failed(format!("cannot read {spec}: {e}")))?;
+        let cap = Kind::QueueJson.cap();
+        let bytes = crate::git::blob_within(root, &spec, cap).map_err(|e| match e {
+            crate::git::BlobError::TooLarge { size } => Failure::refused(format!(
+                "HEAD's {} is {size} bytes, over the {} cap for queue.json, so no snapshot can be checked against it; see Manual recovery",
+                QUEUE_PATHS[0],
+                session::size_text(cap)
+            )),
+            crate::git::BlobError::Git(e) => Failure::failed(format!("cannot read {spec}: {e}")),
+        })?;
         Some((bytes, spec))
     };
     check_bytes(

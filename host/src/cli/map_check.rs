@@ -8,7 +8,7 @@ use mosaic_queue_core::map;
 
 use super::{CliResult, Failure};
 use crate::git;
-use crate::store::session;
+use crate::store::session::{self, Kind};
 
 /// `map-check --map FILE`: exit 0 with no drift, else the report and exit 2.
 pub fn map_check(map_path: &Path) -> CliResult {
@@ -16,13 +16,25 @@ pub fn map_check(map_path: &Path) -> CliResult {
     let map_text = super::write::read_map(map_path)?;
     let map = map::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the map {}: {e}", map_path.display())))?;
-    let source = git::run(&paths.root, &["cat-file", "blob", &map.source]).map_err(|_| {
-        Failure::refused(format!(
+    let source = match git::blob_within(&paths.root, &map.source, Kind::QueueMd.cap()) {
+        // As git prints it: a trailing newline is not part of the compared text.
+        Ok(bytes) => String::from_utf8_lossy(&bytes)
+            .trim_end_matches('\n')
+            .to_owned(),
+        Err(git::BlobError::TooLarge { size }) => {
+            return Err(Failure::refused(format!(
+                "the map names QUEUE.md blob {} of {size} bytes, over the {} cap for QUEUE.md; rebuild the map from a committed QUEUE.md",
+                map.source,
+                session::size_text(Kind::QueueMd.cap())
+            )));
+        }
+        Err(git::BlobError::Git(_)) => {
+            return Err(Failure::refused(format!(
                 "the map names QUEUE.md blob {} but this repository has no such blob; rebuild the map from a committed QUEUE.md",
                 map.source
-            ),
-        )
-    })?;
+            )));
+        }
+    };
     let current = super::write::read_queue_md(&paths)?;
     let drift = map::drift(&map, &source, &current);
     if drift.is_empty() {

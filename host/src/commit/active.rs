@@ -55,15 +55,17 @@ fn check_file(root: &Path, git_dir: &Path, head: &str) -> Result<(), String> {
             meta.uid()
         ));
     }
-    let committed = git::bytes(
-        root,
-        &["cat-file", "blob", &format!("{head}:{HOOK_SOURCE}")],
-        None,
-        None,
-    )
-    .map_err(|_| {
-        format!("HEAD has no {HOOK_SOURCE}, so the guard cannot be checked; commit it first")
-    })?;
+    let cap = crate::io::Kind::Hook.cap();
+    let committed = crate::git::blob_within(root, &format!("{head}:{HOOK_SOURCE}"), cap)
+        .map_err(|e| match e {
+            crate::git::BlobError::TooLarge { size } => format!(
+                "HEAD's {HOOK_SOURCE} is {size} bytes, over the {} cap for a git hook, so the guard cannot be checked; restore the hook from git",
+                crate::io::size_text(cap)
+            ),
+            crate::git::BlobError::Git(_) => format!(
+                "HEAD has no {HOOK_SOURCE}, so the guard cannot be checked; commit it first"
+            ),
+        })?;
     let installed = crate::io::read_checked(&hook, crate::io::Kind::Hook)
         .map_err(|e| format!("cannot read the guard {shown}: {e}"))?;
     if installed != committed {

@@ -20,7 +20,7 @@ use crate::checkout::{self, CheckoutError};
 use crate::clock;
 use crate::exit::Exit;
 use crate::io::{Io, RealIo};
-pub use crate::io::{Kind, Refusal, into_refusal};
+pub use crate::io::{Kind, Refusal, into_refusal, size_text};
 use crate::seam;
 
 /// How long a command waits for a live lock before it gives up.
