@@ -192,12 +192,14 @@ pub(crate) fn read_file(path: &Path, kind: Kind) -> Result<Vec<u8>, Failure> {
     session::read_file(path, kind).map_err(|e| read_failure(path, kind, e))
 }
 
-/// The failure `read_file` reports for an error from the read. A file that is not there is
-/// refused like a wrong one (retrying cannot help; the next step is another path).
+/// The failure `read_file` reports for an error from the read. A file that is not there (or a
+/// path through something that is not a directory) is refused like a wrong one: retrying
+/// cannot help, the next step is another path.
 pub(crate) fn read_failure(path: &Path, kind: Kind, e: std::io::Error) -> Failure {
+    use std::io::ErrorKind::{NotADirectory, NotFound};
     match session::into_refusal(e) {
         Ok(refused) => Failure::refused(refused.line()).kind(refused.kind_name()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Failure::refused(format!(
+        Err(e) if matches!(e.kind(), NotFound | NotADirectory) => Failure::refused(format!(
             "{}{} does not exist; {}",
             kind.prefix(),
             path.display(),

@@ -1334,6 +1334,17 @@ fn filesystem() -> Vec<Case> {
             );
         }
     }
+    // A snapshot "directory" that is a file, or is not there: refused (exit 2) like a missing
+    // or wrong file in it, since running again cannot help.
+    for (label, dir) in [("a-file", "{base}/cand.txt"), ("missing", "{base}/nowhere")] {
+        out.push(Case::new(
+            Family::Filesystem,
+            format!("fs/snapshot-dir/{label}"),
+            &["verify", "--snapshot", dir],
+            2,
+            "queue.json does not exist; take the snapshot again",
+        ));
+    }
     // A snapshot directory under a name that is not UTF-8 still verifies.
     let mut c = Case::new(
         Family::Filesystem,
