@@ -10,12 +10,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Status, VerdictKind, Witness};
 
-/// The newest semantics this core replays and writes: 3, coordination (`take` and dependencies
-/// between rows). Semantics 2 brought review requests (piece D); 1 is the history before them.
-pub const CURRENT_SEMANTICS: u8 = 3;
+/// The newest semantics this core replays and writes: 4, the hardened table. Semantics 3 brought
+/// coordination (`take` and dependencies between rows), 2 review requests (piece D); 1 is the
+/// history before them.
+pub const CURRENT_SEMANTICS: u8 = HARDENED_SEMANTICS;
 
-/// What an entry is written under until its queue first uses semantics 3 (a `take`, or a row
-/// that waits on others): a queue that never does keeps writing the bytes it always did.
+/// The hardened table: `[` and `]` escaped in the render, a manifest's text stored once, and
+/// the rules for new entries (`admission`) held on replay. It includes coordination.
+pub const HARDENED_SEMANTICS: u8 = 4;
+
+/// What a `take`, or a row that waits on others, needs.
+pub const COORDINATION_SEMANTICS: u8 = 3;
+
+/// What an entry is written under until its queue first needs more (coordination, a manifest,
+/// a bracket in the table): a queue that never does keeps writing the bytes it always did.
 pub const PLAIN_SEMANTICS: u8 = 2;
 
 /// One operation in the append-only log.
@@ -150,6 +158,11 @@ impl Args {
             Args::ReviewRecord(_) => Verb::ReviewRecord,
             Args::Take(_) => Verb::Take,
         }
+    }
+
+    /// Whether these arguments carry a manifest's text, which semantics 4 stores only here.
+    pub fn carries_manifest(&self) -> bool {
+        matches!(self, Args::Move(m) if m.manifest.is_some())
     }
 
     /// Whether these arguments need semantics 3: a `take`, or dependencies between rows.

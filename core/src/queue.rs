@@ -8,11 +8,14 @@ use alloc::vec::Vec;
 use crate::admission;
 use crate::canon;
 use crate::digest::{self, sha256_hex};
-use crate::entry::{Args, CURRENT_SEMANTICS, Entry, GenesisArgs, PLAIN_SEMANTICS};
+use crate::entry::{
+    Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
+    PLAIN_SEMANTICS,
+};
 use crate::error::{QueueError, VerbError, WitnessError};
-use crate::model::{FORMAT_VERSION, QueueFile, Row, Witness};
+use crate::model::{FORMAT_VERSION, QueueFile, Round, Row, Witness};
 use crate::next;
-use crate::render::render_body;
+use crate::render::render_body_under;
 use crate::replay::replay;
 use crate::review;
 use crate::rules;
@@ -111,7 +114,7 @@ impl Queue {
         };
         let args = Args::Genesis(args);
         admission::check(&args, op)?;
-        let receipt = queue.append_entry(args, op, by, at, PLAIN_SEMANTICS)?;
+        let receipt = queue.append_new(args, op, by, at, PLAIN_SEMANTICS, true)?;
         Ok((queue, receipt))
     }
 
@@ -168,7 +171,7 @@ impl Queue {
         // A recorded op answered above as it was written; only a new entry meets these.
         admission::check(&args, op)?;
         let semantics = self.semantics_for(&args);
-        let receipt = self.append_new(args, op, by, at, semantics)?;
+        let receipt = self.append_new(args, op, by, at, semantics, true)?;
         Ok(Outcome::Applied {
             rev,
             receipt,
@@ -196,15 +199,19 @@ impl Queue {
     }
 
     /// The semantics a new entry is written under: 2 until the queue first takes a row or
-    /// makes one wait on another, 3 from that entry on (a queue's semantics never go back).
+    /// makes one wait on another, 3 from that entry on; 4 from the first entry that carries a
+    /// manifest (or, `append_new`, whose table holds a bracket). A queue's semantics never go
+    /// back.
     fn semantics_for(&self, args: &Args) -> u8 {
         let so_far = self
             .file
             .log
             .last()
             .map_or(PLAIN_SEMANTICS, |e| e.semantics);
-        let needed = if args.uses_coordination() {
-            CURRENT_SEMANTICS
+        let needed = if args.carries_manifest() {
+            HARDENED_SEMANTICS
+        } else if args.uses_coordination() {
+            COORDINATION_SEMANTICS
         } else {
             PLAIN_SEMANTICS
         };
@@ -229,10 +236,12 @@ impl Queue {
                 verb: entry.verb.as_str(),
             });
         }
-        self.append_new(args, op, by, at, semantics)
+        self.append_new(args, op, by, at, semantics, false)
     }
 
-    /// `append_entry` once the caller has found `op` not in the log.
+    /// `append_entry` once the caller has found `op` not in the log. A new entry (`harden`)
+    /// whose table holds a `[` or `]` in some text is written under semantics 4, so that the
+    /// table escapes them; an entry rebuilt from history keeps the semantics it was given.
     fn append_new(
         &mut self,
         args: Args,
@@ -240,6 +249,7 @@ impl Queue {
         by: &str,
         at: &str,
         semantics: u8,
+        harden: bool,
     ) -> Result<String, VerbError> {
         let rev = self.state.revision + 1;
         let ctx = Ctx {
@@ -250,7 +260,20 @@ impl Queue {
             semantics,
         };
         let receipt = verbs::apply(&mut self.state, &args, &ctx)?;
-        let body = render_body(&self.state);
+        // `\` never passes the text rules, so an escaped bracket in this render comes from
+        // some text's bracket, and a render without one is the same under every semantics.
+        // Raising 2 or 3 to 4 here changes nothing `apply` did: 4 differs from them only for a
+        // manifest, and an entry that carries one is under 4 already.
+        let mut body = render_body_under(&self.state, HARDENED_SEMANTICS);
+        let brackets = body.contains("\\[") || body.contains("\\]");
+        let semantics = if brackets && harden {
+            semantics.max(HARDENED_SEMANTICS)
+        } else {
+            semantics
+        };
+        if brackets && semantics < HARDENED_SEMANTICS {
+            body = render_body_under(&self.state, semantics);
+        }
         self.file.log.push(Entry {
             rev,
             op: String::from(op),
@@ -288,9 +311,27 @@ impl Queue {
         canon::to_canonical(&self.file)
     }
 
-    /// The table body for the current state.
+    /// The table body for the current state, in the style of the last entry's semantics, so
+    /// that it hashes to what that entry recorded.
     pub fn render_body(&self) -> String {
-        render_body(&self.state)
+        let semantics = self
+            .file
+            .log
+            .last()
+            .map_or(CURRENT_SEMANTICS, |e| e.semantics);
+        render_body_under(&self.state, semantics)
+    }
+
+    /// The manifest text `round` froze: the round's own copy (opened under semantics 2 or 3),
+    /// else the text in the args of the move that opened it (semantics 4 stores it only there).
+    pub fn round_manifest<'a>(&'a self, round: &'a Round) -> Option<&'a str> {
+        round.manifest.as_deref().or_else(|| {
+            let index = usize::try_from(round.opened_rev).ok()?.checked_sub(1)?;
+            match &self.file.log.get(index)?.args {
+                Args::Move(m) => m.manifest.as_deref(),
+                _ => None,
+            }
+        })
     }
 
     /// Whether `body` (the text between QUEUE.md's markers) is current, stale or unknown.

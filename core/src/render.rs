@@ -1,8 +1,12 @@
 //! The generated body of `QUEUE.md`: a table of every row that is not parked, then the parked
-//! list. Only `|` needs escaping here because `\` and `<` never pass the text rules.
+//! list. `|` is escaped because it would split a cell, and from semantics 4 `[` and `]` too, so
+//! that no text can form a markdown link or image (`\` and `<` never pass the text rules). A
+//! body is rendered in the style of an entry's semantics, so a table rendered again for an old
+//! entry hashes to what that entry recorded.
 
 use alloc::string::String;
 
+use crate::entry::HARDENED_SEMANTICS;
 use crate::model::{AttemptState, Round, Row, Status};
 use crate::next::Done;
 use crate::state::State;
@@ -10,9 +14,18 @@ use crate::state::State;
 pub const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";
 const RULE: &str = "| --- | --- | --- | --- | --- | --- | --- |";
 
-/// The body between the markers for `state`. Cells are written straight into the body: a
-/// write renders the whole table once per command, so per-cell strings would add up.
+/// The body between the markers for `state`, in the current style (brackets escaped).
 pub fn render_body(state: &State) -> String {
+    render_body_under(state, HARDENED_SEMANTICS)
+}
+
+/// The body as an entry of `semantics` renders it: before semantics 4 only `|` is escaped.
+/// Cells are written straight into the body: a write renders the whole table once per
+/// command, so per-cell strings would add up.
+pub fn render_body_under(state: &State, semantics: u8) -> String {
+    let esc = Escape {
+        brackets: semantics >= HARDENED_SEMANTICS,
+    };
     let mut out = String::with_capacity(128 + state.rows.len() * 96);
     out.push_str(HEADER);
     out.push('\n');
@@ -28,18 +41,18 @@ pub fn render_body(state: &State) -> String {
         out.push_str("| ");
         push_number(&mut out, row.id);
         out.push_str(" | ");
-        push_piece(&mut out, row);
+        push_piece(&mut out, row, esc);
         out.push_str(" | ");
-        push_escaped(&mut out, row.owner.as_deref().unwrap_or(""));
+        esc.push(&mut out, row.owner.as_deref().unwrap_or(""));
         out.push_str(" | ");
-        push_status(&mut out, row, state.move_reason(row.id));
+        push_status(&mut out, row, state.move_reason(row.id), esc);
         push_waits(&mut out, &done, row);
         out.push_str(" | ");
-        push_escaped(&mut out, row.gate.as_deref().unwrap_or(""));
+        esc.push(&mut out, row.gate.as_deref().unwrap_or(""));
         out.push_str(" | ");
         push_issues(&mut out, row);
         out.push_str(" | ");
-        push_escaped(&mut out, row.note.as_deref().unwrap_or(""));
+        esc.push(&mut out, row.note.as_deref().unwrap_or(""));
         out.push_str(" |\n");
     }
     out.push_str("\n**Parked**\n\n");
@@ -50,12 +63,12 @@ pub fn render_body(state: &State) -> String {
         out.push_str("- ");
         push_number(&mut out, row.id);
         out.push(' ');
-        push_piece(&mut out, row);
+        push_piece(&mut out, row, esc);
         let mut parts = 0;
         if let Some(o) = &row.owner {
             next_part(&mut out, &mut parts);
             out.push_str("owner ");
-            push_escaped(&mut out, o);
+            esc.push(&mut out, o);
         }
         if !row.issues.is_empty() {
             next_part(&mut out, &mut parts);
@@ -65,19 +78,19 @@ pub fn render_body(state: &State) -> String {
         if let Some(g) = &row.gate {
             next_part(&mut out, &mut parts);
             out.push_str("gate ");
-            push_escaped(&mut out, g);
+            esc.push(&mut out, g);
         }
         if let Some(r) = state.move_reason(row.id) {
             next_part(&mut out, &mut parts);
             out.push_str("reason: ");
-            push_escaped(&mut out, r);
+            esc.push(&mut out, r);
         }
         if parts > 0 {
             out.push(')');
         }
         if let Some(n) = &row.note {
             out.push_str(": ");
-            push_escaped(&mut out, n);
+            esc.push(&mut out, n);
         }
         out.push('\n');
     }
@@ -90,21 +103,32 @@ fn next_part(out: &mut String, parts: &mut usize) {
     *parts += 1;
 }
 
-/// Escapes the table's one special character.
+/// Escapes text as the current style does: `|`, `[` and `]` get a backslash.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    push_escaped(&mut out, text);
+    Escape { brackets: true }.push(&mut out, text);
     out
 }
 
-fn push_escaped(out: &mut String, text: &str) {
-    let mut rest = text;
-    while let Some(i) = rest.find('|') {
-        out.push_str(&rest[..i]);
-        out.push_str("\\|");
-        rest = &rest[i + 1..];
+/// Which characters of table text get a backslash: `|` always, `[` and `]` from semantics 4.
+#[derive(Clone, Copy)]
+struct Escape {
+    brackets: bool,
+}
+
+impl Escape {
+    fn push(self, out: &mut String, text: &str) {
+        let special = |c: char| c == '|' || (self.brackets && (c == '[' || c == ']'));
+        let mut rest = text;
+        while let Some(i) = rest.find(special) {
+            out.push_str(&rest[..i]);
+            out.push('\\');
+            // The special characters are all one byte.
+            out.push_str(&rest[i..i + 1]);
+            rest = &rest[i + 1..];
+        }
+        out.push_str(rest);
     }
-    out.push_str(rest);
 }
 
 /// Appends `n` in decimal, as `Display` would, without going through the formatter.
@@ -125,16 +149,16 @@ pub(crate) fn push_number(out: &mut String, mut n: u64) {
     }
 }
 
-fn push_piece(out: &mut String, row: &Row) {
+fn push_piece(out: &mut String, row: &Row, esc: Escape) {
     match &row.brief {
         Some(anchor) => {
             out.push('[');
-            push_escaped(out, &row.piece);
+            esc.push(out, &row.piece);
             out.push_str("](");
-            push_escaped(out, anchor);
+            esc.push(out, anchor);
             out.push(')');
         }
-        None => push_escaped(out, &row.piece),
+        None => esc.push(out, &row.piece),
     }
 }
 
@@ -146,7 +170,7 @@ fn request_state(round: &Round) -> Option<&'static str> {
 }
 
 /// The status, with the review round while a round is open, and the reason for it.
-fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>) {
+fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>, esc: Escape) {
     out.push_str(row.status.as_str());
     let open_round = matches!(row.status, Status::InReview | Status::WaitingOnJason);
     if let Some(round) = row
@@ -169,7 +193,7 @@ fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>) {
     };
     if let Some(r) = reason {
         out.push_str(": ");
-        push_escaped(out, r);
+        esc.push(out, r);
     }
 }
 

@@ -4,7 +4,7 @@
 mod common;
 
 use mosaic_queue_core::BodyStatus;
-use mosaic_queue_core::render::render_body;
+use mosaic_queue_core::render::render_body_under;
 use mosaic_queue_core::state::State;
 
 #[test]
@@ -32,8 +32,9 @@ fn every_scenario_matches_its_receipts_and_golden_files() {
             st.branch.clone().unwrap(),
             st.root.clone().unwrap(),
         );
+        let last = queue.file().log.last().unwrap().semantics;
         assert_eq!(
-            render_body(&rebuilt),
+            render_body_under(&rebuilt, last),
             body,
             "{name}: rebuilt state renders differently"
         );

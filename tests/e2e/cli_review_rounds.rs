@@ -157,7 +157,19 @@ fn verdicts_are_once_per_reviewer_per_round_and_a_new_round_needs_fresh_approval
     let round = r.round(1, 2);
     assert_eq!(
         (&round["candidate"], &round["manifest"], &round["issue"]),
-        (&two.clone().into(), &manifest.clone().into(), &12.into())
+        (&two.clone().into(), &serde_json::Value::Null, &12.into())
+    );
+    // Semantics 4 stores the manifest's text once: in the args of the move that opened the
+    // round, which is written under 4.
+    let queue = r.repo.queue();
+    let opened = &queue["log"][8];
+    assert_eq!(
+        (
+            &opened["op"],
+            &opened["semantics"],
+            &opened["args"]["manifest"]
+        ),
+        (&op.into(), &4.into(), &manifest.clone().into())
     );
     let marker = format!("<!-- mosaic-queue-round: 1 2 {two} -->");
     assert!(r.fake.comments()[1].body.lines().any(|l| l == marker));

@@ -13,8 +13,9 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::{
-    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, CURRENT_SEMANTICS, IdArgs, MoveArgs,
-    NoteArgs, OutcomeArgs, RecordArgs, ResolveArgs, SetArgs, SetValue, Verb,
+    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, COORDINATION_SEMANTICS,
+    CURRENT_SEMANTICS, HARDENED_SEMANTICS, IdArgs, MoveArgs, NoteArgs, OutcomeArgs, RecordArgs,
+    ResolveArgs, SetArgs, SetValue, Verb,
 };
 use crate::error::VerbError;
 use crate::model::{Status, Witness};
@@ -271,7 +272,12 @@ pub fn apply_into(
             current: CURRENT_SEMANTICS,
         });
     }
-    if ctx.semantics < 3 && args.uses_coordination() {
+    // A semantics 4 entry was held to the rules for new entries when it was written; one that
+    // breaks them was written by hand.
+    if ctx.semantics >= HARDENED_SEMANTICS {
+        crate::admission::check(args, ctx.op)?;
+    }
+    if ctx.semantics < COORDINATION_SEMANTICS && args.uses_coordination() {
         return Err(VerbError::NeedsSemantics3 {
             what: if matches!(args, Args::Take(_)) {
                 "take"

@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Ctx, not_allowed};
-use crate::entry::{IdArgs, MoveArgs};
+use crate::entry::{HARDENED_SEMANTICS, IdArgs, MoveArgs};
 use crate::error::ReviewError;
 use crate::error::{VerbError, issue_list};
 use crate::matrix::{self, Needs, Via};
@@ -201,11 +201,17 @@ fn open_round(row: &mut Row, a: &MoveArgs, ctx: &Ctx, issue: Option<u64>) -> Opt
     } else {
         Vec::new()
     };
+    // From semantics 4 the text is stored once, in this entry's args (`Queue::round_manifest`).
+    let manifest = if ctx.semantics >= HARDENED_SEMANTICS {
+        None
+    } else {
+        a.manifest.clone()
+    };
     review.rounds.push(Round {
         round: number,
         issue,
         candidate: a.candidate.clone(),
-        manifest: a.manifest.clone(),
+        manifest,
         requested,
         opened_by: String::from(ctx.by),
         opened_rev: ctx.rev,

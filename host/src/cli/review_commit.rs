@@ -126,7 +126,17 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
     let tree = objects::tree_of(&dir, reference).ok_or_else(|| VerifyCommitError::UnknownRef {
         reference: reference.to_owned(),
     })?;
-    let (wrong, total) = check(&dir, id, round, candidate, &tree)?;
+    // From semantics 4 a round keeps only the digest; the text is in the log, which the read
+    // view does not hold.
+    let from_log = match &round.manifest {
+        None if candidate.starts_with("sha256:") => {
+            let queue = super::read::load_queue_for_read()?;
+            queue.round_manifest(round).map(str::to_owned)
+        }
+        _ => None,
+    };
+    let text = round.manifest.as_deref().or(from_log.as_deref());
+    let (wrong, total) = check(&dir, id, round, candidate, text, &tree)?;
     let label = format!("row {id} round {} {candidate}", round.round);
     if !wrong.is_empty() {
         return Err(VerifyCommitError::Mismatch {
@@ -145,12 +155,14 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
     Ok(())
 }
 
-/// The paths of REF's `tree` that do not match `candidate`, and how many paths were checked.
+/// The paths of REF's `tree` that do not match `candidate` (whose manifest text, for a
+/// `sha256:` one, is `text`), and how many paths were checked.
 fn check(
     dir: &Path,
     id: u64,
     round: &Round,
     candidate: &str,
+    text: Option<&str>,
     tree: &str,
 ) -> Result<(Vec<Mismatch>, usize), VerifyCommitError> {
     let at = round.round;
@@ -162,9 +174,7 @@ fn check(
             candidate: candidate.to_owned(),
             why,
         };
-        let text = round
-            .manifest
-            .as_deref()
+        let text = text
             .ok_or_else(|| no_manifest(String::from("semantics-1 history kept only its digest")))?;
         let listed = manifest::parse(text).map_err(|e| no_manifest(e.to_string()))?;
         if manifest::digest(text) != candidate {
