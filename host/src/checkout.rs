@@ -1,6 +1,7 @@
 //! The canonical-checkout rules: every verb but `verify --snapshot` runs only in the checkout
 //! whose top level genesis recorded, from its own `.git` (no linked worktree, no GIT_DIR and
-//! friends), on the genesis branch. A symlink to the root works.
+//! friends), on the genesis branch. A symlink to the root works. The repository is read
+//! in-process with gitoxide, so these checks start no `git` process.
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,6 @@ use mosaic_queue_core::state::State;
 use thiserror::Error;
 
 use crate::exit::Exit;
-use crate::git;
 use crate::store::Paths;
 
 #[derive(Debug, Error)]
@@ -82,33 +82,67 @@ pub fn git_env() -> Option<&'static str> {
         .find(|var| std::env::var_os(var).is_some())
 }
 
-/// `locate` without the environment check: git runs with those variables cleared anyway, so
-/// `doctor` can report them and still look at the checkout.
+/// `locate` without the environment check: the repository is opened isolated from those
+/// variables anyway, so `doctor` can report them and still look at the checkout.
 pub fn locate_ignoring_env(cwd: &Path) -> Result<Paths, CheckoutError> {
-    // One git process for both answers: each spawn costs about as much as a write's fsyncs.
-    let both =
-        git::run(cwd, &["rev-parse", "--show-toplevel", "--absolute-git-dir"]).map_err(|e| {
-            if git::could_not_run(&e) {
-                CheckoutError::NoGit(e)
-            } else {
-                CheckoutError::NotGit(e)
-            }
-        })?;
-    // Two lines, one per answer; more means a newline inside the path itself.
-    let lines: Vec<&str> = both.split('\n').collect();
-    let [top, git_dir] = lines[..] else {
-        return Err(if lines.len() > 2 {
-            CheckoutError::NewlineInPath(cwd.to_path_buf())
-        } else {
-            CheckoutError::NotGit(String::from("git rev-parse named no git dir"))
-        });
-    };
-    let root = PathBuf::from(top);
+    let repo = gix::discover_opts(cwd, Default::default(), isolated())
+        .map_err(|e| CheckoutError::NotGit(one_line(&e)))?;
+    let top = repo
+        .workdir()
+        .ok_or_else(|| CheckoutError::NotGit(String::from("this repository has no work tree")))?;
+    // A path holding a newline is refused by every verb alike, as when every verb asked git
+    // for the top level (one path per line); commit and the guard still run git there.
+    if top.as_os_str().as_encoded_bytes().contains(&b'\n') {
+        return Err(CheckoutError::NewlineInPath(top.to_path_buf()));
+    }
+    let root = top.canonicalize().unwrap_or_else(|_| top.to_path_buf());
     let expected = root.join(".git");
-    if !same_file(&expected, Path::new(&git_dir)) || !expected.is_dir() {
+    if !same_file(&expected, repo.git_dir()) || !expected.is_dir() {
         return Err(CheckoutError::Worktree(root));
     }
     Ok(Paths::new(&root))
+}
+
+/// Opening options that read the repository's own files and nothing else: no global or
+/// system configuration, no environment (the GIT_* variables are refused above).
+fn isolated() -> gix::open::Options {
+    gix::open::Options::isolated()
+}
+
+/// The repository whose `.git` is `paths.git_dir`, opened by path (no discovery).
+fn open(paths: &Paths) -> Result<gix::Repository, String> {
+    gix::open_opts(&paths.git_dir, isolated()).map_err(|e| one_line(&e))
+}
+
+/// gitoxide's errors end up in one-line messages.
+fn one_line(e: &dyn std::fmt::Display) -> String {
+    e.to_string().trim().replace('\n', "; ")
+}
+
+/// The branch HEAD names, short (`main` for `refs/heads/main`); `None` when HEAD is detached or
+/// cannot be read.
+pub fn head_branch(paths: &Paths) -> Option<String> {
+    let name = open(paths).ok()?.head_name().ok()??;
+    Some(name.shorten().to_string())
+}
+
+/// For the verbs that run git themselves (`commit`, `install-hook`): names a git missing from
+/// PATH before anything is read, since the checkout checks above no longer start one. PATH is
+/// searched as the spawn would search it; without PATH the spawn itself decides.
+pub fn require_git() -> Result<(), CheckoutError> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Ok(());
+    };
+    if std::env::split_paths(&path).any(|dir| executable(&dir.join("git"))) {
+        return Ok(());
+    }
+    let missing = std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
+    Err(CheckoutError::NoGit(format!("cannot run git: {missing}")))
+}
+
+fn executable(file: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Checks the checkout against what genesis recorded: the root and the branch.
@@ -126,8 +160,7 @@ pub fn check_state(paths: &Paths, state: &State) -> Result<(), CheckoutError> {
         });
     }
     let branch = state.branch.clone().unwrap_or_default();
-    let found = git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"])
-        .unwrap_or_else(|_| String::from("detached HEAD"));
+    let found = head_branch(paths).unwrap_or_else(|| String::from("detached HEAD"));
     if found != branch {
         return Err(CheckoutError::WrongBranch { branch, found });
     }
@@ -136,11 +169,24 @@ pub fn check_state(paths: &Paths, state: &State) -> Result<(), CheckoutError> {
 
 /// Mutating verbs refuse until HEAD holds the genesis commit of queue.json.
 pub fn check_genesis_committed(paths: &Paths) -> Result<(), CheckoutError> {
-    if git::head_has(&paths.root, "docs/plans/queue.json") {
+    if head_has(paths, "docs/plans/queue.json") {
         Ok(())
     } else {
         Err(CheckoutError::GenesisNotCommitted)
     }
+}
+
+/// Whether HEAD's tree holds `path` (what `git cat-file -e HEAD:<path>` answers).
+fn head_has(paths: &Paths, path: &str) -> bool {
+    let Ok(repo) = open(paths) else {
+        return false;
+    };
+    let found = repo
+        .head_commit()
+        .ok()
+        .and_then(|commit| commit.tree().ok())
+        .and_then(|tree| tree.lookup_entry_by_path(path).ok());
+    matches!(found, Some(Some(_)))
 }
 
 /// Two paths name the same file once symlinks are resolved.

@@ -499,3 +499,102 @@ fn demo_installs_the_guard_it_ships() {
     support::git(&dir, &["add", "docs/plans"]);
     assert_eq!(run_in(&dir, &["guard"], &[]).fails(2), BOTH_REFUSED);
 }
+
+// ---- the queue's own verbs start no git ----
+
+/// A PATH holding one empty directory: any `git` the binary tried to spawn would not be found.
+fn no_git(repo: &Repo) -> String {
+    let empty = repo.base.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    empty.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn changes_reads_verify_render_and_sync_need_no_git_on_the_path() {
+    let repo = Repo::new("no-git");
+    let path = no_git(&repo);
+    let env = [("PATH", path.as_str())];
+    let note = [
+        "note",
+        "1",
+        "no git here",
+        "--op",
+        "darkwing-1-nogit",
+        "--by",
+        "darkwing",
+    ];
+    assert_eq!(
+        repo.run(&note, &env).ok(),
+        "ok darkwing-1-nogit rev 2 note 1\n"
+    );
+    assert!(repo.run(&["list"], &env).ok().starts_with("rev 2\n"));
+    assert!(
+        repo.run(&["show", "1"], &env)
+            .ok()
+            .contains("  note: no git here\n")
+    );
+    assert!(
+        repo.run(&["next", "darkwing"], &env)
+            .ok()
+            .starts_with("row 1: Parser\n")
+    );
+    assert_eq!(
+        repo.run(&["verify"], &env).ok(),
+        "ok verify rev 2 (2 entries, witness rev 2)\n"
+    );
+    assert_eq!(
+        repo.run(&["render", "--check"], &env).ok(),
+        "ok render rev 2: table current\n"
+    );
+    assert_eq!(
+        repo.run(&["sync"], &env).ok(),
+        "ok sync rev 2: nothing to confirm\n"
+    );
+    // The same PATH does stop a verb that runs git, so the runs above spawned none.
+    assert_eq!(
+        repo.run(&["commit", "-m", "queue: note", "--by", "jason"], &env)
+            .fails(1),
+        "mosaic-queue: cannot run git: No such file or directory (os error 2); install git or put it on PATH, then retry"
+    );
+}
+
+#[test]
+fn the_checkout_checks_read_git_in_process_and_refuse_as_before() {
+    let repo = Repo::new("no-git-refusals");
+    let path = no_git(&repo);
+    let env = [("PATH", path.as_str())];
+    // Detached HEAD: the branch is read from .git/HEAD itself.
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    repo.git(&["checkout", "-q", "--detach", &head]);
+    let line = repo
+        .run(
+            &[
+                "note",
+                "1",
+                "x",
+                "--op",
+                "darkwing-1-detached",
+                "--by",
+                "darkwing",
+            ],
+            &env,
+        )
+        .fails(2)
+        .to_owned();
+    assert_eq!(
+        line,
+        "mosaic-queue: HEAD is not on the genesis branch main (detached HEAD); check out main first"
+    );
+    repo.git(&["checkout", "-q", "main"]);
+    // Outside any repository.
+    let outside = repo.base.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let out = run_in(&outside, &["list"], &env);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .starts_with("mosaic-queue: not inside a git checkout ("),
+        "{}",
+        out.stderr
+    );
+}

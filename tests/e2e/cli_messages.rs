@@ -137,10 +137,11 @@ fn git_missing_from_path_is_named() {
     let before = repo.snapshot();
     let empty = repo.base.join("empty-bin");
     std::fs::create_dir(&empty).unwrap();
+    // Only the verbs that run git need it (the queue's own verbs read the repository
+    // in-process: tests/e2e/cli_git.rs runs them with this PATH).
     for args in [
-        vec!["list"],
-        vec!["verify"],
-        change(&["note", "1", "x"], "darkwing-1-note", "darkwing"),
+        vec!["commit", "-m", "queue: x", "--by", "jason"],
+        vec!["install-hook", "--by", "jason"],
     ] {
         let out: Out = repo.run(&args, &[("PATH", empty.to_str().unwrap())]);
         assert_eq!(

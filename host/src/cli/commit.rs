@@ -32,6 +32,7 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
         )));
     }
     let paths = session::locate()?;
+    crate::checkout::require_git()?;
     let root = paths.root.as_path();
     let refused = |e: String| Failure::refused(e);
 

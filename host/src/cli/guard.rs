@@ -89,6 +89,7 @@ pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'stat
 pub fn install_hook(by: &Option<String>) -> CliResult {
     let by = actor(by)?;
     let paths = session::locate()?;
+    crate::checkout::require_git()?;
     crate::say!("{}", install_hook_in(&paths.root, &by)?);
     Ok(())
 }

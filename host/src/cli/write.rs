@@ -10,7 +10,7 @@ use mosaic_queue_core::{BodyStatus, map, table};
 
 use super::output::acknowledge;
 use super::{Change, CliResult, Failure, actor, args, review};
-use crate::git;
+use crate::checkout;
 use crate::store::session::{self, Kind, Session};
 use crate::store::{self, Paths};
 
@@ -49,10 +49,9 @@ pub(super) fn genesis_in(paths: &Paths, map_path: &Path, op: &str, by: &str) -> 
     mosaic_queue_core::admission::map_rows(&map.rows).map_err(|e| {
         Failure::refused(format!("the migration map is refused: {e}")).kind(e.kind())
     })?;
-    let branch =
-        git::run(&paths.root, &["symbolic-ref", "-q", "--short", "HEAD"]).map_err(|_| {
-            Failure::refused("HEAD is detached; check out the queue's branch before genesis")
-        })?;
+    let branch = checkout::head_branch(paths).ok_or_else(|| {
+        Failure::refused("HEAD is detached; check out the queue's branch before genesis")
+    })?;
     Session::begin(paths, Some(op), "genesis")?.genesis(&map, &branch, op, by, acknowledge(op))
 }
 

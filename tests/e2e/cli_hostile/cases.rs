@@ -741,17 +741,22 @@ fn environment() -> Vec<Case> {
             );
         }
     }
-    for (verb, args) in [
-        ("list", vec!["list".to_owned()]),
-        ("note", note("hostile-op-1")),
+    // The queue's own verbs read the repository in-process; commit runs git and names it.
+    let commit = ["commit", "-m", "queue", "--by", "jason"]
+        .map(String::from)
+        .to_vec();
+    for (verb, args, exit, gist) in [
+        ("list", vec!["list".to_owned()], 0, ""),
+        ("note", note("hostile-op-1"), 0, ""),
+        ("commit", commit, 1, "cannot run git"),
     ] {
         out.push(
             Case::new(
                 Family::Env,
                 format!("env/path-without-git/{verb}"),
                 &refs(&args),
-                1,
-                "git",
+                exit,
+                gist,
             )
             .env("PATH", s("/nonexistent")),
         );
