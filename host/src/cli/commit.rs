@@ -13,6 +13,27 @@ use crate::commit::active;
 use crate::commit::git::{self, QUEUE_PATHS, TempIndex};
 use crate::store::session::{self, Kind, Session};
 
+/// The message is stored in git's history for good, so it meets the rule every stored text of
+/// the queue meets: no credential (never repeated back), nothing that displays otherwise than
+/// its bytes.
+fn message_admitted(message: &str) -> Result<(), Failure> {
+    use mosaic_queue_core::admission::{credential, invisible};
+    if let Some(what) = credential(message) {
+        return Err(Failure::refused(format!(
+            "refused: the commit message looks like it holds a credential ({what}); git keeps it \
+             for good, so leave secrets out"
+        )));
+    }
+    if let Some((c, what)) = invisible(message) {
+        return Err(Failure::refused(format!(
+            "refused: the commit message contains U+{:04X} ({what}), which shows differently \
+             from its bytes; remove it",
+            u32::from(c)
+        )));
+    }
+    Ok(())
+}
+
 /// What the lead runs when the index could not be reconciled safely.
 const RESET: &str = "git reset -q -- docs/plans/queue.json docs/plans/QUEUE.md";
 
@@ -25,6 +46,7 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
             "refused: commit needs a message: pass -m with some text (it is the commit's message)",
         ));
     }
+    message_admitted(message)?;
     let by = actor(by)?;
     if !rules::is_lead_or_privileged(&by) {
         return Err(Failure::refused(format!(

@@ -695,6 +695,34 @@ fn names() -> Vec<Case> {
         2,
         "message",
     ));
+    // A commit message is kept by git for good: the stored-text rule holds for it too.
+    for (label, message, gist, secret) in [
+        (
+            "stripe-key",
+            "ship sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "credential",
+            Some("4eC39HqLyjWDarjtT1zdp7dc"),
+        ),
+        (
+            "url-userinfo",
+            "from https://alice:hunter2@git.example.org/x",
+            "credential",
+            Some("hunter2"),
+        ),
+        ("bidi-override", "queue abc\u{202E}fed", "U+202E", None),
+    ] {
+        let mut c = Case::new(
+            Family::Argv,
+            format!("argv/commit/message-{label}"),
+            &["commit", "-m", message, "--by", "jason"],
+            2,
+            gist,
+        );
+        if let Some(sec) = secret {
+            c = c.secret(sec);
+        }
+        out.push(c);
+    }
     out
 }
 
