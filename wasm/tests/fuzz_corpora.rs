@@ -76,6 +76,11 @@ fn node_command() {
 }
 
 #[test]
+fn gitea_answer() {
+    replay("gitea_answer", checks::gitea_answer::check);
+}
+
+#[test]
 fn snapshot() {
     replay("snapshot", checks::snapshot::check);
 }

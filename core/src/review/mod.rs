@@ -1,10 +1,11 @@
 //! The review state machine: request rounds and their attempts, the outcome a transport
 //! reports, resolve and abandon, verdicts, manifests and the markers a request comment
 //! carries. `verbs` dispatches the review entries here; the host calls `comment` and
-//! `manifest` to build a request and to check what it fetched.
+//! `manifest` to build a request and to check what it fetched, and `gitea` to read the answers.
 
 pub(crate) mod attempts;
 pub mod comment;
+pub mod gitea;
 pub mod manifest;
 pub(crate) mod verdicts;
 

@@ -101,31 +101,6 @@ impl GiteaError {
     }
 }
 
-/// A positive integer id, or what was there instead, worded as seen (`the id -3`, `no id`).
-pub(crate) fn positive_id(value: Option<&serde_json::Value>) -> Result<u64, String> {
-    use serde_json::Value;
-    match value {
-        None => Err(String::from("no id")),
-        // Above 2^53-1 queue.json could not hold it: the outcome must not be logged as posted.
-        Some(v) => match v
-            .as_u64()
-            .filter(|&id| (1..=mosaic_queue_core::canon::MAX_SAFE_INTEGER).contains(&id))
-        {
-            Some(id) => Ok(id),
-            None => Err(match v {
-                Value::String(s) => format!(
-                    "the id {:?} (a string)",
-                    s.chars().take(32).collect::<String>()
-                ),
-                Value::Number(n) => format!("the id {n}"),
-                Value::Null => String::from("the id null"),
-                Value::Bool(b) => format!("the id {b}"),
-                Value::Array(_) | Value::Object(_) => String::from("an id that is not a number"),
-            }),
-        },
-    }
-}
-
 /// What is wrong with `MOSAIC_GITEA_URL`, said without repeating any of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UrlProblem {

@@ -7,6 +7,7 @@
 use super::GiteaConfig;
 use super::exchange::{Answer, Exchange, Transport};
 use mosaic_queue_core::ReviewRequest;
+use mosaic_queue_core::review::gitea;
 
 use crate::creds::read_token;
 use crate::exit::Exit;
@@ -177,18 +178,19 @@ fn check_user(
         Ok(b) => b,
         Err(t) => return Some(user_transport(Some(status), t, cfg)),
     };
-    let named = serde_json::from_slice::<serde_json::Value>(&body)
-        .ok()
-        .and_then(|v| v.get("login").and_then(|l| l.as_str()).map(str::to_owned));
-    match named {
+    match gitea::user_login(&body) {
         Some(l) if l == login => None,
         Some(other) => Some(failed(
             Some(status),
             "user-other-login",
-            format!(
-                "the token in {file} belongs to Gitea user {:?}, not {login}; use {login}'s own token file",
-                other.chars().take(64).collect::<String>()
-            ),
+            match gitea::quoted(&other) {
+                Some(name) => format!(
+                    "the token in {file} belongs to Gitea user {name}, not {login}; use {login}'s own token file"
+                ),
+                None => format!(
+                    "the token in {file} belongs to another Gitea user than {login}; use {login}'s own token file"
+                ),
+            },
         )),
         None => Some(failed(
             Some(status),
@@ -308,7 +310,7 @@ fn classify_post(sent: Result<Answer, Transport>, issue: u64, cfg: &GiteaConfig)
         return uncertain(Some(status), "post-status", issue, &why);
     }
     match answer.body {
-        Ok(bytes) => match comment_id(&bytes) {
+        Ok(bytes) => match gitea::posted_comment_id(&bytes) {
             Ok(id) => PostOutcome::Posted {
                 status,
                 comment_id: id,
@@ -333,13 +335,6 @@ fn classify_post(sent: Result<Answer, Transport>, issue: u64, cfg: &GiteaConfig)
     }
 }
 
-/// The positive integer `id` of a Comment body, or what was there instead.
-fn comment_id(bytes: &[u8]) -> Result<u64, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|_| String::from("a body that is not JSON"))?;
-    super::positive_id(value.get("id"))
-}
-
 fn failed(status: Option<u16>, detail: &'static str, message: String) -> PostOutcome {
     PostOutcome::Failed {
         status,
@@ -355,35 +350,5 @@ fn uncertain(status: Option<u16>, detail: &'static str, issue: u64, why: &str) -
         message: format!(
             "the review request comment on issue #{issue} may or may not exist ({why})"
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn comment_id_needs_a_positive_integer_and_says_what_it_saw() {
-        assert_eq!(comment_id(br#"{"id": 7, "body": "x"}"#), Ok(7));
-        for (body, seen) in [
-            (&br#"{"body": "x"}"#[..], "no id"),
-            (br#"{"id": "7"}"#, "the id \"7\" (a string)"),
-            (br#"{"id": 0}"#, "the id 0"),
-            (br#"{"id": -3}"#, "the id -3"),
-            // queue.json could not hold it: never `posted`.
-            (br#"{"id": 9007199254740992}"#, "the id 9007199254740992"),
-            (br#"{"id": 1.5}"#, "the id 1.5"),
-            (br#"{"id": null}"#, "the id null"),
-            (br#"[7]"#, "no id"),
-            (b"not json", "a body that is not JSON"),
-            (b"", "a body that is not JSON"),
-        ] {
-            assert_eq!(
-                comment_id(body),
-                Err(String::from(seen)),
-                "{}",
-                String::from_utf8_lossy(body)
-            );
-        }
     }
 }
