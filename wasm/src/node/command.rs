@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
+use std::ops::Range;
 
 /// The verbs as `Command` spells them, in its order (the unknown-verb message lists them): the
 /// core's one table.
@@ -22,8 +23,18 @@ const TAG: &str = "verb";
 pub fn read(json_text: &str) -> Result<Command, serde_json::Error> {
     let mut json = serde_json::Deserializer::from_slice(json_text.as_bytes());
     let (verb, form) = (&mut json).deserialize_any(Shape)?;
-    let text = rebuilt(json_text, form);
-    let command = variant(verb, &text).map_err(|e| as_buffered(&e, &text))?;
+    let mut text = rebuilt(json_text, form);
+    let command = loop {
+        match variant(verb, &text) {
+            Ok(command) => break command,
+            Err(e) => match empty_unit(&e, &text) {
+                Some(object) => {
+                    text = [&text[..object.start], "null", &text[object.end..]].concat()
+                }
+                None => return Err(as_buffered(&e, &text)),
+            },
+        }
+    };
     json.end()?;
     Ok(command)
 }
@@ -39,6 +50,26 @@ fn position(e: &serde_json::Error, text: &str) -> usize {
             .map_or(0, |(i, _)| i + 1),
     };
     line_start + e.column()
+}
+
+/// The buffer reads an empty object as a unit variant's value, as it reads `null`, where
+/// serde_json refuses it: the place of the object serde_json refused, if it is empty.
+fn empty_unit(e: &serde_json::Error, text: &str) -> Option<Range<usize>> {
+    if !e
+        .to_string()
+        .starts_with("invalid type: map, expected unit")
+    {
+        return None;
+    }
+    let start = position(e, text);
+    let bytes = text.as_bytes().get(start..)?;
+    let space = bytes
+        .iter()
+        .skip(1)
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count();
+    (bytes.first() == Some(&b'{') && bytes.get(space + 1) == Some(&b'}'))
+        .then_some(start..start + space + 2)
 }
 
 /// The derived code reads the variant from a buffer, so its errors carry no position (these

@@ -244,6 +244,48 @@ fn an_enum_object_of_several_members_is_refused_by_its_count() {
     }
 }
 
+/// The buffer reads an empty object as a unit variant's value, as it reads `null`; serde_json
+/// alone refuses it.
+#[test]
+fn a_unit_variant_may_hold_an_empty_object() {
+    for (text, as_null) in [
+        (
+            r#"{"verb":"move","id":1,"to":{"done":{}}}"#,
+            r#"{"verb":"move","id":1,"to":{"done":null}}"#,
+        ),
+        (
+            "{\"verb\":\"move\",\"id\":1,\"to\":{\"done\" :\t{ \r\n\t}\n}}",
+            r#"{"verb":"move","id":1,"to":"done"}"#,
+        ),
+        (
+            r#"["add", "P", null, {"parked":{}}]"#,
+            r#"["add", "P", null, "parked"]"#,
+        ),
+        (
+            r#"{"verb":"review-outcome","id":1,"attempt":"a","result":{"failed":{}},"status":null,"detail":"d","comment":null}"#,
+            r#"{"verb":"review-outcome","id":1,"attempt":"a","result":"failed","status":null,"detail":"d","comment":null}"#,
+        ),
+        (
+            r#"{"verb":"move","to":{"done":{}}}"#,
+            r#"{"verb":"move","to":"done"}"#,
+        ),
+    ] {
+        assert_eq!(ours(text), ours(as_null), "{text}");
+        assert_eq!(ours(text), derived(text), "{text}");
+    }
+    assert!(ours(r#"{"verb":"move","id":1,"to":{"done":{}}}"#).is_ok());
+    for text in [
+        r#"{"verb":"move","id":1,"to":{"done":{"a":1}}}"#,
+        r#"{"verb":"move","id":1,"to":{"done":[]}}"#,
+        r#"{"verb":"move","id":1,"to":{"done":{},"x":1}}"#,
+        r#"{"verb":"move","id":1,"to":{"nope":{}}}"#,
+        r#"{"verb":"add","piece":"P","status":{"parked":{}},"status":"done"}"#,
+    ] {
+        assert!(ours(text).is_err(), "{text}");
+        assert_eq!(ours(text), derived(text), "{text}");
+    }
+}
+
 /// The buffer counts the elements of the array a struct was read from, wherever it is; serde_json
 /// stops at the first one left over.
 #[test]
