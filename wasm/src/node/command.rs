@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::fmt;
+use std::ops::Range;
 
 /// The verbs as `Command` spells them, in its order (the unknown-verb message lists them): the
 /// core's one table.
@@ -22,38 +23,79 @@ const TAG: &str = "verb";
 pub fn read(json_text: &str) -> Result<Command, serde_json::Error> {
     let mut json = serde_json::Deserializer::from_slice(json_text.as_bytes());
     let (verb, form) = (&mut json).deserialize_any(Shape)?;
-    let (text, starts) = rebuilt(json_text, form);
-    let command = variant(verb, &text).map_err(|e| as_buffered(&e, &text, &starts))?;
+    let mut text = rebuilt(json_text, form);
+    let command = loop {
+        match variant(verb, &text) {
+            Ok(command) => break command,
+            Err(e) => match empty_unit(&e, &text) {
+                Some(object) => {
+                    text = [&text[..object.start], "null", &text[object.end..]].concat()
+                }
+                None => return Err(as_buffered(&e, &text)),
+            },
+        }
+    };
     json.end()?;
     Ok(command)
 }
 
+/// Where serde_json's error `e` in `text` points: one past a byte it peeked at, or the byte it
+/// stopped on (its column counts bytes).
+fn position(e: &serde_json::Error, text: &str) -> usize {
+    let line_start = match e.line() {
+        0 | 1 => 0,
+        n => text
+            .match_indices('\n')
+            .nth(n - 2)
+            .map_or(0, |(i, _)| i + 1),
+    };
+    line_start + e.column()
+}
+
+/// The buffer reads an empty object as a unit variant's value, as it reads `null`, where
+/// serde_json refuses it: the place of the object serde_json refused, if it is empty.
+fn empty_unit(e: &serde_json::Error, text: &str) -> Option<Range<usize>> {
+    if !e
+        .to_string()
+        .starts_with("invalid type: map, expected unit")
+    {
+        return None;
+    }
+    let start = position(e, text);
+    let bytes = text.as_bytes().get(start..)?;
+    let space = bytes
+        .iter()
+        .skip(1)
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count();
+    (bytes.first() == Some(&b'{') && bytes.get(space + 1) == Some(&b'}'))
+        .then_some(start..start + space + 2)
+}
+
 /// The derived code reads the variant from a buffer, so its errors carry no position (these
 /// come from a rebuilt text, whose positions would mean nothing to the caller). Where serde_json
-/// refuses a shape with a syntax error, the buffer answers with a type error; those are given
-/// the buffer's words. `starts` are the offsets of an array form's elements.
-fn as_buffered(e: &serde_json::Error, text: &str, starts: &[usize]) -> serde_json::Error {
+/// refuses a shape with a syntax error, the buffer answers with a type error; and the buffer
+/// refuses an enum written as an object of other than one member before reading that member,
+/// where serde_json reads it first. Those are given the buffer's words.
+fn as_buffered(e: &serde_json::Error, text: &str) -> serde_json::Error {
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     let message = full.strip_suffix(&suffix).unwrap_or(&full);
+    let bytes = text.as_bytes();
+    let at = position(e, text);
     if e.is_syntax() {
-        let bytes = text.as_bytes();
-        let line_start = match e.line() {
-            0 | 1 => 0,
-            n => text
-                .match_indices('\n')
-                .nth(n - 2)
-                .map_or(0, |(i, _)| i + 1),
-        };
-        // serde_json's column is one past a byte it peeked at, or at the byte it stopped on.
-        let at = line_start + e.column();
         let peeked = at
             .checked_sub(1)
             .and_then(|i| bytes.get(i).map(|&b| (i, b)));
         match (message, peeked) {
+            // It stopped at the first element a struct read from an array left over, in the
+            // innermost array open there: the command's own or one inside a member.
             ("trailing characters", Some((next, _))) => {
-                let read = starts.iter().filter(|&&start| start < next).count();
-                return de::Error::invalid_length(starts.len(), &ElementsInSeq(read));
+                if let Some(open) = members::innermost(text, next) {
+                    let elements = members::split(&text[open..]);
+                    let read = elements.iter().filter(|m| open + m.at < next).count();
+                    return de::Error::invalid_length(elements.len(), &ElementsInSeq(read));
+                }
             }
             ("expected value", Some((_, b'}'))) => return single_key(),
             ("expected value", Some((i, b'0'..=b'9' | b'-' | b't' | b'f' | b'n' | b'['))) => {
@@ -66,8 +108,27 @@ fn as_buffered(e: &serde_json::Error, text: &str, starts: &[usize]) -> serde_jso
             ("expected value", _) if bytes.get(at) == Some(&b',') => return single_key(),
             _ => {}
         }
+    } else if message.ends_with("expected unit")
+        || (message.starts_with("unknown variant") && follows_key(bytes, at))
+    {
+        // serde_json refused an enum object's first member: its name (it stopped before the
+        // colon) or a unit variant's value. The innermost object open there is that enum.
+        if let Some(open) = members::innermost(text, at)
+            && bytes[open] == b'{'
+            && members::split(&text[open..]).len() != 1
+        {
+            return single_key();
+        }
     }
     de::Error::custom(message)
+}
+
+/// Whether the next byte from `at` on, past whitespace, is a colon: what was read is a key.
+fn follows_key(bytes: &[u8], at: usize) -> bool {
+    bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().find(|b| !b.is_ascii_whitespace()))
+        == Some(&b':')
 }
 
 /// An enum written as an object of other than one member.
@@ -209,10 +270,9 @@ impl<'de> Visitor<'de> for Verb {
 }
 
 /// The members of `text` as written, the tag's dropped, as a document of their own for the
-/// variant's type to read; and where an array form's elements start in it.
-fn rebuilt(text: &str, form: Members) -> (String, Vec<usize>) {
+/// variant's type to read.
+fn rebuilt(text: &str, form: Members) -> String {
     let mut out = String::new();
-    let mut starts = Vec::new();
     let is_tag =
         |key: &str| serde_json::from_slice::<String>(key.as_bytes()).is_ok_and(|k| k == TAG);
     let (open, close) = match form {
@@ -236,11 +296,10 @@ fn rebuilt(text: &str, form: Members) -> (String, Vec<usize>) {
             out.push_str(key);
             out.push(':');
         }
-        starts.push(out.len());
         out.push_str(member.value);
     }
     out.push(close);
-    (out, starts)
+    out
 }
 
 mod members;

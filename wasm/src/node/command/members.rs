@@ -3,10 +3,11 @@
 //! reads a `Value` (the core's `set` values) in every crate of the build.
 
 /// One member of the top-level object (`key` is its name as written, quotes included) or one
-/// element of the top-level array (`key` is `None`).
+/// element of the top-level array (`key` is `None`); `at` is where its value starts.
 pub struct Member<'a> {
     pub key: Option<&'a str>,
     pub value: &'a str,
+    pub at: usize,
 }
 
 /// The members of the object or array `text` starts with. `text` must begin with one
@@ -38,9 +39,31 @@ pub fn split(text: &str) -> Vec<Member<'_>> {
             scan.space();
             key
         });
+        let at = scan.pos;
         let value = scan.value();
-        members.push(Member { key, value });
+        members.push(Member { key, value, at });
     }
+}
+
+/// Where the innermost object or array still open after `text[..end]` starts, if any.
+pub fn innermost(text: &str, end: usize) -> Option<usize> {
+    let mut scan = Scan { text, pos: 0 };
+    let mut open = Vec::new();
+    while scan.pos < end {
+        match scan.peek() {
+            Some(b'"') => {
+                scan.string();
+                continue;
+            }
+            Some(b'{' | b'[') => open.push(scan.pos),
+            Some(b'}' | b']') => {
+                open.pop();
+            }
+            _ => {}
+        }
+        scan.pos += 1;
+    }
+    open.pop()
 }
 
 struct Scan<'a> {
