@@ -51,7 +51,10 @@ cargo test --workspace
 # and leaves its input under tests/fuzz/artifacts/<target>/. The seed is fixed so that every run of
 # this step explores the same inputs: a finding here is repeatable, never a roll of the dice.
 step "fuzz: each target for 20 s"
-if cargo +nightly --version >/dev/null 2>&1 && cargo +nightly fuzz --version >/dev/null 2>&1; then
+# Where a nightly toolchain is installed, cargo-fuzz is installed too when missing (a few
+# minutes, once): the fuzz step runs wherever it can run.
+if cargo +nightly --version >/dev/null 2>&1; then
+  cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
   for target in $(cargo +nightly fuzz list --fuzz-dir tests/fuzz); do
     work=$(mktemp -d)
     log=$(mktemp)
