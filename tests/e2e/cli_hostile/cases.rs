@@ -1456,6 +1456,30 @@ fn gitea() -> Vec<Case> {
             uncertain,
         ));
     }
+    // A string id that looks like a token, or would display otherwise than its bytes, is
+    // refused without being repeated.
+    let token_id = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    out.push(
+        case(
+            "gitea/post-201/id-token-string".into(),
+            vec![(
+                Endpoint::PostComment,
+                Answer::Raw(201, format!(r#"{{"id": "{token_id}"}}"#)),
+            )],
+            3,
+            "201 with an id that is a string, not a positive integer comment id",
+        )
+        .secret(token_id),
+    );
+    out.push(case(
+        "gitea/post-201/id-bidi-string".into(),
+        vec![(
+            Endpoint::PostComment,
+            Answer::Raw(201, "{\"id\": \"7\u{202e}1\"}".into()),
+        )],
+        3,
+        "201 with an id that is a string, not",
+    ));
     for status in [400u16, 401, 403, 404, 422] {
         out.push(case(
             format!("gitea/post-status/{status}"),
@@ -1516,12 +1540,22 @@ fn gitea() -> Vec<Case> {
         (
             "login-newline",
             r#"{"login": "dark\nwing"}"#.into(),
-            "not darkwing",
+            "belongs to another Gitea user than darkwing",
         ),
         (
             "huge",
             format!(r#"{{"login": "{}"}}"#, "x".repeat(2 << 20)),
             "larger than the 1 MiB cap for a Gitea answer",
+        ),
+        (
+            "login-token",
+            r#"{"login": "sk_live_0123456789abcdefABCDEF"}"#.into(),
+            "belongs to another Gitea user than darkwing",
+        ),
+        (
+            "login-bidi",
+            "{\"login\": \"dark\u{202e}wing\"}".into(),
+            "belongs to another Gitea user than darkwing",
         ),
     ] {
         out.push(case(
