@@ -6,9 +6,11 @@
 //! `cargo run --release -p mosaic-queue --example bench-take` (`MOSAIC_QUEUE_BIN` names
 //! another build of the binary).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
+
+use support::bench::{Scratch, queued_checkout, release_binary};
 
 /// Rows in the queue, and rounds (one move and one take each).
 const ROWS: u64 = 400;
@@ -24,33 +26,6 @@ const CLEARED: &[&str] = &[
     "MOSAIC_LOCK_WAIT_MS",
     "MOSAIC_NOW_MS",
 ];
-
-const QUEUE_MD: &str =
-    "# Queue\n\n<!-- mosaic-queue:begin -->\nlegacy\n<!-- mosaic-queue:end -->\n";
-
-fn binary() -> PathBuf {
-    let bin = std::env::var_os("MOSAIC_QUEUE_BIN").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/mosaic-queue"),
-        PathBuf::from,
-    );
-    bin.canonicalize().unwrap_or_else(|_| {
-        eprintln!(
-            "bench-take: the binary {} is missing; build it first with \
-             `cargo build --release -p mosaic-queue`",
-            bin.display()
-        );
-        std::process::exit(1);
-    })
-}
-
-/// The scratch directory of this run; removed when dropped, also after a panic.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn run(bin: &Path, dir: &Path, args: &[&str]) -> String {
     let mut cmd = Process::new(bin);
@@ -71,16 +46,6 @@ fn run(bin: &Path, dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let mut cmd = Process::new("git");
-    for var in CLEARED {
-        cmd.env_remove(var);
-    }
-    let out = cmd.args(args).current_dir(dir).output().expect("git runs");
-    assert!(out.status.success(), "bench bug: git {args:?} failed");
-    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
-}
-
 fn timed(bin: &Path, dir: &Path, args: &[&str]) -> (Duration, String) {
     let t = Instant::now();
     let out = run(bin, dir, args);
@@ -93,48 +58,9 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let bin = binary();
-    let base = std::env::temp_dir().join(format!("mosaic-bench-take-{}", std::process::id()));
-    std::fs::create_dir_all(base.join("repo/docs/plans")).expect("create the scratch repo");
-    let scratch = Scratch(base.canonicalize().expect("canonical scratch dir"));
-    let root = scratch.0.join("repo");
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["config", "user.name", "Bench Seat"]);
-    git(&root, &["config", "user.email", "bench@example.invalid"]);
-    git(&root, &["config", "commit.gpgsign", "false"]);
-    std::fs::write(root.join("docs/plans/QUEUE.md"), QUEUE_MD).expect("write QUEUE.md");
-    git(&root, &["add", "docs/plans/QUEUE.md"]);
-    git(&root, &["commit", "-q", "-m", "QUEUE.md by hand"]);
-    let blob = git(&root, &["hash-object", "docs/plans/QUEUE.md"]);
-    let mut map = format!(
-        "source: docs/plans/QUEUE.md blob {blob}\n\n\
-         | # | Piece | Owner | Status | Gate | Issues | Note |\n\
-         | --- | --- | --- | --- | --- | --- | --- |\n"
-    );
-    for id in 1..=ROWS {
-        map.push_str(&format!(
-            "| {id} | Piece {id} | | queued | | #{} | |\n",
-            100 + id
-        ));
-    }
-    let map_path = scratch.0.join("map.md");
-    std::fs::write(&map_path, map).expect("write the map");
-    let map_arg = map_path.to_string_lossy().into_owned();
-    run(
-        &bin,
-        &root,
-        &[
-            "genesis",
-            "--map",
-            &map_arg,
-            "--op",
-            "bench-genesis",
-            "--by",
-            "jason",
-        ],
-    );
-    git(&root, &["add", "docs/plans"]);
-    git(&root, &["commit", "-q", "-m", "queue genesis"]);
+    let bin = release_binary("bench-take");
+    let scratch = Scratch::new("bench-take");
+    let root = queued_checkout(&bin, &scratch.0, ROWS);
     // The first take moves the queue to semantics 3; both kinds of write are timed after it.
     run(
         &bin,

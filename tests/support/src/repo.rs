@@ -51,7 +51,7 @@ pub fn bin() -> &'static str {
 
 /// Variables that would make the CLI act for someone or somewhere else; every run clears them
 /// unless the test passes them in.
-const CLEARED: &[&str] = &[
+pub(crate) const CLEARED: &[&str] = &[
     "MOSAIC_AGENT_NAME",
     "GIT_DIR",
     "GIT_WORK_TREE",
