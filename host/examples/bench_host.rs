@@ -13,6 +13,8 @@ use mosaic_queue::clock;
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::table;
+use support::bench::{Scratch, new_repo, queued_checkout, release_binary};
+use support::git;
 
 // ---- targets ----
 
@@ -60,49 +62,12 @@ Hand-written footer.
 
 // ---- the binary, processes and scratch directories ----
 
-fn binary() -> PathBuf {
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/mosaic-queue");
-    match bin.canonicalize() {
-        Ok(path) => path,
-        Err(_) => {
-            eprintln!(
-                "bench-host: the release binary {} is missing; build it first with \
-                 `cargo build --release -p mosaic-queue`",
-                bin.display()
-            );
-            std::process::exit(1);
-        }
-    }
-}
-
-/// The scratch directory of this run; removed when dropped, also after a panic.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if let Err(e) = std::fs::remove_dir_all(&self.0) {
-            println!("could not remove {}: {e}", self.0.display());
-        }
-    }
-}
-
 fn cleared(mut cmd: Process) -> Process {
     for var in CLEARED {
         cmd.env_remove(var);
     }
     cmd.stdin(Stdio::null());
     cmd
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let mut cmd = cleared(Process::new("git"));
-    let out = cmd.args(args).current_dir(dir).output().expect("git runs");
-    assert!(
-        out.status.success(),
-        "bench bug: git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
 }
 
 /// Runs the CLI in a checkout.
@@ -170,57 +135,13 @@ fn size(bytes: usize) -> String {
     }
 }
 
-/// A git repository on `main` at `<base>/<name>/repo` (canonicalized) with the hand-written
-/// QUEUE.md committed; returns the root and the blob of QUEUE.md.
-fn new_repo(base: &Path, name: &str) -> (PathBuf, String) {
-    let dir = base.join(name);
-    std::fs::create_dir_all(dir.join("repo/docs/plans")).expect("create the scratch repo");
-    let root = dir.join("repo").canonicalize().expect("canonical root");
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["config", "user.name", "Bench Seat"]);
-    git(&root, &["config", "user.email", "bench@example.invalid"]);
-    git(&root, &["config", "commit.gpgsign", "false"]);
-    std::fs::write(root.join("docs/plans/QUEUE.md"), QUEUE_MD).expect("write QUEUE.md");
-    git(&root, &["add", "docs/plans/QUEUE.md"]);
-    git(&root, &["commit", "-q", "-m", "QUEUE.md by hand"]);
-    let blob = git(&root, &["hash-object", "docs/plans/QUEUE.md"]);
-    (root, blob)
-}
-
 /// A canonical checkout after `mosaic-queue genesis` from a map of `rows` queued rows,
 /// committed: the path the CLI's users take.
 fn small_checkout(bin: &Path, base: &Path, rows: u64) -> Cli {
-    let (root, blob) = new_repo(base, "small");
-    let mut map = format!(
-        "# Migration map\n\nsource: docs/plans/QUEUE.md blob {blob}\n\n\
-         | # | Piece | Owner | Status | Gate | Issues | Note |\n\
-         | --- | --- | --- | --- | --- | --- | --- |\n"
-    );
-    for id in 1..=rows {
-        map.push_str(&format!(
-            "| {id} | Piece {id} | | queued | | #{} | |\n",
-            100 + id
-        ));
-    }
-    let map_path = base.join("small/map.md");
-    std::fs::write(&map_path, map).expect("write the map");
-    let cli = Cli {
+    Cli {
         bin: bin.to_path_buf(),
-        root,
-    };
-    let map_arg = map_path.to_string_lossy().into_owned();
-    cli.timed(&[
-        "genesis",
-        "--map",
-        &map_arg,
-        "--op",
-        "bench-genesis",
-        "--by",
-        "jason",
-    ]);
-    git(&cli.root, &["add", "docs/plans"]);
-    git(&cli.root, &["commit", "-q", "-m", "queue genesis"]);
-    cli
+        root: queued_checkout(bin, &base.join("small"), rows, QUEUE_MD),
+    }
 }
 
 use support::workload::{Origin, Shape, Sim};
@@ -232,7 +153,7 @@ const GEN_ROWS: u64 = 40;
 /// committed, with a witness for it and one real write through the CLI on top (which leaves
 /// the read view). Returns the CLI, the file size and the generation time.
 fn generated_checkout(bin: &Path, base: &Path, entries: u64) -> (Cli, usize, Duration) {
-    let (root, blob) = new_repo(base, &format!("log-{entries}"));
+    let (root, blob) = new_repo(&base.join(format!("log-{entries}")), QUEUE_MD);
     let t = Instant::now();
     let mut sim = Sim::new(
         Shape {
@@ -598,11 +519,8 @@ fn verdict(met: bool) -> &'static str {
 }
 
 fn main() {
-    let bin = binary();
-    let base = std::env::temp_dir().join(format!("mosaic-bench-host-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).expect("create the scratch dir");
-    let scratch = Scratch(base.canonicalize().expect("canonical scratch dir"));
+    let bin = release_binary("bench-host");
+    let scratch = Scratch::new("bench-host");
     let version = Cli {
         bin: bin.clone(),
         root: scratch.0.clone(),

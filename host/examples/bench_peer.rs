@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::bench::{Scratch, queued_checkout, release_binary};
+use support::bench::{BENCH_QUEUE_MD, Scratch, queued_checkout, release_binary};
 
 /// Items in each tool's store: the size the goals are stated at.
 const ITEMS: u64 = 1_000;
@@ -254,7 +254,7 @@ fn main() {
 
     let mq = Tool {
         program: bin.clone(),
-        dir: queued_checkout(&bin, base, ITEMS),
+        dir: queued_checkout(&bin, base, ITEMS, BENCH_QUEUE_MD),
         home: base.join("home"),
         scratch: base.clone(),
     };

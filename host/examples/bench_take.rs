@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use support::bench::{Scratch, queued_checkout, release_binary};
+use support::bench::{BENCH_QUEUE_MD, Scratch, queued_checkout, release_binary};
 
 /// Rows in the queue, and rounds (one move and one take each).
 const ROWS: u64 = 400;
@@ -60,7 +60,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn main() {
     let bin = release_binary("bench-take");
     let scratch = Scratch::new("bench-take");
-    let root = queued_checkout(&bin, &scratch.0, ROWS);
+    let root = queued_checkout(&bin, &scratch.0, ROWS, BENCH_QUEUE_MD);
     // The first take moves the queue to semantics 3; both kinds of write are timed after it.
     run(
         &bin,

@@ -48,19 +48,27 @@ impl Drop for Scratch {
     }
 }
 
-/// A git repository at `<dir>/repo` on `main` whose queue is `rows` unowned queued rows, after
-/// `genesis` from a map at `<dir>/map.md`, both files committed. Returns the checkout's root.
-pub fn queued_checkout(bin: &Path, dir: &Path, rows: u64) -> PathBuf {
+/// A git repository at `<dir>/repo` on `main` with `queue_md` committed by hand as
+/// docs/plans/QUEUE.md, before any genesis. Returns the checkout's root and QUEUE.md's blob.
+pub fn new_repo(dir: &Path, queue_md: &str) -> (PathBuf, String) {
     let root = dir.join("repo");
     std::fs::create_dir_all(root.join("docs/plans")).expect("create the scratch repo");
+    let root = root.canonicalize().expect("canonical root");
     git(&root, &["init", "-q", "-b", "main"]);
     git(&root, &["config", "user.name", "Bench Seat"]);
     git(&root, &["config", "user.email", "bench@example.invalid"]);
     git(&root, &["config", "commit.gpgsign", "false"]);
-    std::fs::write(root.join("docs/plans/QUEUE.md"), BENCH_QUEUE_MD).expect("write QUEUE.md");
+    std::fs::write(root.join("docs/plans/QUEUE.md"), queue_md).expect("write QUEUE.md");
     git(&root, &["add", "docs/plans/QUEUE.md"]);
     git(&root, &["commit", "-q", "-m", "QUEUE.md by hand"]);
     let blob = git(&root, &["hash-object", "docs/plans/QUEUE.md"]);
+    (root, blob)
+}
+
+/// [`new_repo`] whose queue is then `rows` unowned queued rows, after `genesis` from a map at
+/// `<dir>/map.md`, committed. Returns the checkout's root.
+pub fn queued_checkout(bin: &Path, dir: &Path, rows: u64, queue_md: &str) -> PathBuf {
+    let (root, blob) = new_repo(dir, queue_md);
     let mut map = format!(
         "source: docs/plans/QUEUE.md blob {blob}\n\n\
          | # | Piece | Owner | Status | Gate | Issues | Note |\n\
