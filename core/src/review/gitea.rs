@@ -39,7 +39,7 @@ pub enum IdSeen {
 }
 
 /// The `id` member of `value` when it is an integer from 1 to 2^53-1.
-pub fn positive_id(value: Option<&Value>) -> Result<u64, IdSeen> {
+fn positive_id(value: Option<&Value>) -> Result<u64, IdSeen> {
     let Some(v) = value else {
         return Err(IdSeen::Missing);
     };

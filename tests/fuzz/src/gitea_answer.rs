@@ -70,8 +70,9 @@ pub fn check(bytes: &[u8]) {
     }
 
     // The issue number of a web URL: the text after the last `/issues/`, in range.
-    if let Some(n) = core::str::from_utf8(bytes).ok().and_then(gitea::issue_of) {
-        let url = core::str::from_utf8(bytes).unwrap();
+    if let Ok(url) = core::str::from_utf8(bytes)
+        && let Some(n) = gitea::issue_of(url)
+    {
         assert!(in_range(n));
         let (head, number) = url.rsplit_once('/').unwrap();
         assert!(head.ends_with("/issues"));
