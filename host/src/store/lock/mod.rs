@@ -498,6 +498,15 @@ fn link_into(io: &dyn Io, temp: &Temp<'_>, target: &Path) -> Result<bool, LockEr
     }
 }
 
+/// Whether the lock file at `path` still holds exactly `seen`.
+fn still_holds(io: &dyn Io, path: &Path, seen: &[u8]) -> Result<bool, LockError> {
+    match io.read(path, Kind::Lock) {
+        Ok(now) => Ok(now == seen),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io_err("re-read", path)(e)),
+    }
+}
+
 /// Takes the queue lock for a command on this machine (`RealProbe`); see `acquire_with`.
 pub fn acquire<'a>(
     io: &'a dyn Io,
@@ -549,7 +558,13 @@ pub fn acquire_with<'a>(
                     Some(w) => w.wait(remaining).map_err(io_err("watch", &paths.git_dir))?,
                 }
             }
-            Some((_, class @ (Class::Dead(_) | Class::Rebooted(_) | Class::Mismatch(_)))) => {
+            Some((seen, class @ (Class::Dead(_) | Class::Rebooted(_) | Class::Mismatch(_)))) => {
+                // A holder releases before it exits, so a lock read just before its release
+                // names a process that is gone by the probe. Only a lock still there, unchanged,
+                // after its process was seen gone is stale; otherwise look again.
+                if !still_holds(io, &paths.lock, &seen)? {
+                    continue;
+                }
                 return Err(LockError::Stale {
                     path: paths.lock.clone(),
                     class: Box::new(class),

@@ -349,6 +349,74 @@ fn acquire_refuses_and_keeps_dead_and_mismatched_locks() {
     }
 }
 
+/// A holder that releases its lock and exits while it is being probed: the first probe of its
+/// pid removes the lock file (or puts another holder's in its place) and finds it gone.
+struct ExitsWhileProbed {
+    lock: PathBuf,
+    replace_with: Option<Holder>,
+    probes: std::cell::Cell<u32>,
+}
+
+impl Probe for ExitsWhileProbed {
+    fn own_pid(&self) -> u32 {
+        100
+    }
+    fn running(&self, pid: u32) -> bool {
+        if pid == 200 && self.probes.replace(self.probes.get() + 1) == 0 {
+            match &self.replace_with {
+                Some(next) => drop(plant(&self.lock, next)),
+                None => std::fs::remove_file(&self.lock).unwrap(),
+            }
+        }
+        Fake::new().running(pid)
+    }
+    fn start_time(&self, pid: u32) -> Option<u64> {
+        Fake::new().start_time(pid)
+    }
+    fn host(&self) -> String {
+        "h".to_owned()
+    }
+    fn boot_id(&self) -> io::Result<String> {
+        Ok("b".to_owned())
+    }
+}
+
+#[test]
+fn a_lock_released_while_its_holder_is_probed_is_not_stale() {
+    let s = Scratch::new("released-while-probed");
+    let paths = s.paths();
+    plant(&paths.lock, &dead());
+    let probe = ExitsWhileProbed {
+        lock: paths.lock.clone(),
+        replace_with: None,
+        probes: std::cell::Cell::new(0),
+    };
+    let lock = take(&RealIo, &probe, &paths, SHORT).unwrap();
+    assert_eq!(probe.probes.get(), 1);
+    assert_eq!(lock.holder().pid, 100);
+    lock.release().unwrap();
+    assert!(s.git_entries().is_empty());
+}
+
+#[test]
+fn a_lock_taken_over_while_its_old_holder_is_probed_is_classified_anew() {
+    // The dead holder released and a live one took the lock: this is a wait for the live
+    // holder, never a stale refusal naming the first.
+    let s = Scratch::new("taken-while-probed");
+    let paths = s.paths();
+    plant(&paths.lock, &dead());
+    let probe = ExitsWhileProbed {
+        lock: paths.lock.clone(),
+        replace_with: Some(live()),
+        probes: std::cell::Cell::new(0),
+    };
+    match take(&RealIo, &probe, &paths, SHORT).unwrap_err() {
+        LockError::Held { holder, .. } => assert_eq!(*holder, live()),
+        other => panic!("expected Held, got {other}"),
+    }
+    assert_eq!(std::fs::read(&paths.lock).unwrap(), to_canonical(&live()));
+}
+
 #[test]
 fn acquire_refuses_unknown_and_invalid_locks() {
     for (bytes, name) in [
