@@ -311,6 +311,9 @@ pub trait Io {
     fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>>;
     /// Creates `path` (which must not exist), writes `bytes` and fsyncs the file.
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+    /// `create_synced` without the fsync: only for the read view, a cache whose reader falls
+    /// back to queue.json when a crash left it missing, torn or stale.
+    fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// A hard link; fails with `AlreadyExists` when `to` exists (the lock's atomic take).
     fn link(&self, from: &Path, to: &Path) -> io::Result<()>;
@@ -381,6 +384,9 @@ impl Io for RealIo {
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.sys().create_synced(path, bytes)
     }
+    fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.sys().create_unsynced(path, bytes)
+    }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         self.sys().rename(from, to)
     }
@@ -425,6 +431,29 @@ impl Sys {
         Ok(out)
     }
 
+    /// Creates `path` exclusively (never through a symlink), writes `bytes` and, when `sync`,
+    /// fsyncs the file.
+    fn create_file(&self, path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        let fd = self.call(Call::Create(path), || {
+            Ok(fs::open(path, flags, Mode::from_raw_mode(0o644))?)
+        })?;
+        let mut file = std::fs::File::from(fd);
+        let filled = self.write_all(&mut file, path, bytes).and_then(|()| {
+            if sync {
+                self.call(Call::Fsync(path), || Ok(fs::fsync(&file)?))
+            } else {
+                Ok(())
+            }
+        });
+        if filled.is_err() {
+            drop(file);
+            let _ = self.remove(path);
+        }
+        filled
+    }
+
     fn write_all(&self, file: &mut std::fs::File, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let short = match self.hook.map(|h| h.before(&Call::Write(path, bytes))) {
             Some(Some(Fault::Fail(e))) => return Err(e),
@@ -457,20 +486,11 @@ impl Io for Sys {
     /// A file this call created and could not fill and fsync is removed again: nothing
     /// half-written is left behind, and a failed fsync's page cache is never trusted later.
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        let flags =
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        let fd = self.call(Call::Create(path), || {
-            Ok(fs::open(path, flags, Mode::from_raw_mode(0o644))?)
-        })?;
-        let mut file = std::fs::File::from(fd);
-        let filled = self
-            .write_all(&mut file, path, bytes)
-            .and_then(|()| self.call(Call::Fsync(path), || Ok(fs::fsync(&file)?)));
-        if filled.is_err() {
-            drop(file);
-            let _ = self.remove(path);
-        }
-        filled
+        self.create_file(path, bytes, true)
+    }
+
+    fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.create_file(path, bytes, false)
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {

@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use mosaic_queue_core::canon::{parse_canonical, to_canonical};
-use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::state::State;
 use mosaic_queue_core::{Queue, Row, Witness};
 use serde::{Deserialize, Serialize};
@@ -38,16 +37,28 @@ fn view_path(paths: &Paths) -> std::path::PathBuf {
 }
 
 /// Records the view for `queue`, whose bytes hash to `file_sha`, after its witness is durable.
-/// The file is read back and hashed between two identity checks, so the identity recorded is
-/// that of exactly these bytes. Best effort: a cache that fails to write is simply not used.
-pub fn record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str) {
-    let _ = try_record(io, paths, queue, file_sha);
+/// `staged` is the identity of the temp file this writer filled with those bytes and renamed
+/// into place: queue.json still has its inode, size and modification time only if nothing
+/// wrote to it since (a rename keeps all three and changes only the ctime, recorded as it
+/// is now), so the bytes are not read back and hashed again. Best effort and never fsynced:
+/// a view that is missing, torn or stale after a crash fails `load`'s checks and the reader
+/// falls back to queue.json.
+pub fn record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str, staged: Option<FileId>) {
+    if let Some(staged) = staged {
+        let _ = try_record(io, paths, queue, file_sha, &staged);
+    }
 }
 
-fn try_record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str) -> std::io::Result<()> {
+fn try_record(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    file_sha: &str,
+    staged: &FileId,
+) -> std::io::Result<()> {
     let before = io.file_id(&paths.queue_json)?;
-    let bytes = io.read(&paths.queue_json, Kind::QueueJson)?;
-    if sha256_hex(&bytes) != file_sha || io.file_id(&paths.queue_json)? != before {
+    let same = |a: &FileId| (a.dev, a.ino, a.size, a.mtime_sec, a.mtime_nsec);
+    if same(&before) != same(staged) {
         return Ok(());
     }
     let state = queue.state();
@@ -72,7 +83,7 @@ fn try_record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str) -> std:
 fn replace(io: &dyn Io, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let temp = path.with_file_name(format!(".mosaic-queue.view.{}.tmp", std::process::id()));
     let _ = io.remove(&temp);
-    io.create_synced(&temp, bytes).inspect_err(|_| {
+    io.create_unsynced(&temp, bytes).inspect_err(|_| {
         let _ = io.remove(&temp);
     })?;
     io.rename(&temp, path).inspect_err(|_| {
@@ -98,4 +109,64 @@ pub fn load(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<State> {
             view.canonical_root,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::RealIo;
+    use mosaic_queue_core::digest::sha256_hex;
+
+    const GOLDEN: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/golden/basic/queue.json"
+    );
+
+    /// A checkout with the golden queue.json renamed into place from a temp file, as a write
+    /// leaves it, and the identity that temp file had.
+    fn written(name: &str) -> (Paths, Vec<u8>, FileId) {
+        let root = std::env::temp_dir().join(format!("mosaic-view-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("docs/plans")).unwrap();
+        let paths = Paths::new(&root);
+        let bytes = std::fs::read(GOLDEN).unwrap();
+        let temp = paths.plans.join(".queue.json.1.tmp");
+        RealIo.create_synced(&temp, &bytes).unwrap();
+        let staged = RealIo.file_id(&temp).unwrap();
+        RealIo.rename(&temp, &paths.queue_json).unwrap();
+        (paths, bytes, staged)
+    }
+
+    fn witness(queue: &Queue, sha: &str) -> Witness {
+        queue.witness_after(None, sha.to_owned(), "2026-01-02T03:04:05.678Z".to_owned())
+    }
+
+    #[test]
+    fn the_renamed_file_is_recorded_without_reading_it_back() {
+        let (paths, bytes, staged) = written("recorded");
+        let queue = Queue::verify(&bytes).unwrap();
+        let sha = sha256_hex(&bytes);
+        record(&RealIo, &paths, &queue, &sha, Some(staged));
+        let state = load(&RealIo, &paths, &witness(&queue, &sha)).expect("the view is used");
+        assert_eq!(state.rows, queue.state().rows);
+        assert_eq!(state.revision, queue.revision());
+        let _ = std::fs::remove_dir_all(&paths.root);
+    }
+
+    #[test]
+    fn a_file_written_since_the_rename_gets_no_view() {
+        let (paths, bytes, staged) = written("rewritten");
+        let queue = Queue::verify(&bytes).unwrap();
+        let sha = sha256_hex(&bytes);
+        // Another tool rewrites queue.json in place between the rename and the record.
+        std::fs::write(&paths.queue_json, b"{}\n").unwrap();
+        record(&RealIo, &paths, &queue, &sha, Some(staged));
+        assert!(!view_path(&paths).exists());
+        // And no identity at all (the temp could not be read back) records nothing either.
+        std::fs::write(&paths.queue_json, &bytes).unwrap();
+        record(&RealIo, &paths, &queue, &sha, None);
+        assert!(!view_path(&paths).exists());
+        let _ = std::fs::remove_dir_all(&paths.root);
+    }
 }

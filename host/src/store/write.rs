@@ -10,7 +10,7 @@ use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::{Queue, Witness, table};
 
 use super::{Loaded, Paths, StoreError, io_err};
-use crate::io::{Io, Kind};
+use crate::io::{FileId, Io, Kind};
 use crate::seam;
 
 /// A write that reached the durable point.
@@ -82,7 +82,8 @@ fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std
 
 /// Writes the witness for the file now on disk and makes it durable. `prev` is a witness the
 /// file was checked to extend (by `load`); the hash chain then continues from it instead of
-/// hashing the whole log again. Pass `None` when nothing was checked.
+/// hashing the whole log again. Pass `None` when nothing was checked. `staged` is the
+/// identity of the temp file renamed into place, for the read view.
 pub fn write_witness(
     io: &dyn Io,
     paths: &Paths,
@@ -90,6 +91,7 @@ pub fn write_witness(
     prev: Option<&Witness>,
     file_sha: &str,
     at: &str,
+    staged: Option<FileId>,
 ) -> Result<Witness, StoreError> {
     let witness = queue.witness_after(prev, file_sha.to_owned(), at.to_owned());
     let rev = queue.revision();
@@ -99,7 +101,7 @@ pub fn write_witness(
     io.sync_dir(&paths.git_dir)
         .map_err(not_durable("fsync of .git"))?;
     seam::step("witness-dir-synced");
-    super::view::record(io, paths, queue, file_sha);
+    super::view::record(io, paths, queue, file_sha, staged);
     Ok(witness)
 }
 
@@ -126,6 +128,7 @@ pub fn confirm_tail(
         let _ = io.remove(&temp);
         return Err(not_durable("rewriting queue.json")(e));
     }
+    let staged = io.file_id(&temp).ok();
     seam::step("confirm-temp-written");
     let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
     if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
@@ -143,7 +146,7 @@ pub fn confirm_tail(
     io.sync_dir(&paths.plans)
         .map_err(not_durable("fsync of docs/plans"))?;
     seam::step("confirm-dir-synced");
-    write_witness(io, paths, &loaded.queue, prev, &loaded.sha, at)
+    write_witness(io, paths, &loaded.queue, prev, &loaded.sha, at, staged)
 }
 
 /// Writes `new` (the loaded queue plus one entry) through every durability point, then the
@@ -156,7 +159,7 @@ pub fn write_durably(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let (temp, bytes) = stage(io, paths, new)?;
+    let (temp, bytes, staged) = stage(io, paths, new)?;
     // The temp file goes whatever the re-read finds, a failed read included: a refusal or a
     // failure leaves no file behind.
     let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
@@ -172,7 +175,8 @@ pub fn write_durably(
         return Err(io_err("rename over", &paths.queue_json)(e));
     }
     seam::step("queue-renamed");
-    settle(io, paths, new, loaded.checked_witness(), &bytes, md, at)
+    let prev = loaded.checked_witness();
+    settle(io, paths, new, prev, (&bytes, staged), md, at)
 }
 
 /// Writes the first queue.json (genesis). The file is linked into place, never renamed, so a
@@ -184,16 +188,20 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let (temp, bytes) = stage(io, paths, queue)?;
+    let (temp, bytes, staged) = stage(io, paths, queue)?;
     let linked = io.link(&temp, &paths.queue_json);
     let _ = io.remove(&temp);
     linked.map_err(io_err("create", &paths.queue_json))?;
     seam::step("queue-renamed");
-    settle(io, paths, queue, None, &bytes, md, at)
+    settle(io, paths, queue, None, (&bytes, staged), md, at)
 }
 
+/// What `stage` wrote: the temp file, its bytes, and its identity once written (`None` when
+/// it could not be read back, which only costs the read view).
+type Staged = (PathBuf, Vec<u8>, Option<FileId>);
+
 /// Before the new file is visible: sweep leftovers, write and fsync the temp file.
-fn stage(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<(PathBuf, Vec<u8>), StoreError> {
+fn stage(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<Staged, StoreError> {
     sweep_temps(io, paths);
     let bytes = queue.to_bytes();
     let temp = temp_beside(&paths.queue_json);
@@ -204,20 +212,23 @@ fn stage(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<(PathBuf, Vec<u8>)
         return Err(io_err("write", &temp)(e));
     }
     seam::step("queue-temp-written");
-    Ok((temp, bytes))
+    let staged = io.file_id(&temp).ok();
+    Ok((temp, bytes, staged))
 }
 
 /// After the new file is visible: the directory fsync and the witness (durable), then the
 /// table. A failure from here on leaves the revision visible but unacknowledged (exit 3).
+/// `written` is the bytes now in queue.json and the identity of the temp file that held them.
 fn settle(
     io: &dyn Io,
     paths: &Paths,
     queue: &Queue,
     prev: Option<&Witness>,
-    bytes: &[u8],
+    written: (&[u8], Option<FileId>),
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
+    let (bytes, staged) = written;
     let rev = queue.revision();
     io.sync_dir(&paths.plans)
         .map_err(|source| StoreError::NotDurable {
@@ -226,7 +237,7 @@ fn settle(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at)?;
+    let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at, staged)?;
     write_table(io, paths, queue, md)
         .map_err(|source| StoreError::TableNotWritten { rev, source })?;
     Ok(Durable { rev, witness })
@@ -261,6 +272,9 @@ mod tests {
         fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
             RealIo.create_synced(path, &bytes[..bytes.len() / 2])?;
             Err(io::Error::from(io::ErrorKind::StorageFull))
+        }
+        fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            self.create_synced(path, bytes)
         }
         fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
             RealIo.rename(from, to)

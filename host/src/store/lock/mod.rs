@@ -587,9 +587,9 @@ pub fn acquire_with<'a>(
         holder,
         released: false,
     };
-    // On failure the guard's drop removes the lock again.
-    io.sync_dir(&paths.git_dir)
-        .map_err(io_err("fsync", &paths.git_dir))?;
+    // No fsync of `.git` here: the lock excludes running processes only, and none survives a
+    // crash. Whether the link then survives or not, its content was fsynced before the link,
+    // so a lock left by a crash reads as dead (an earlier boot) and `unlock` removes it.
     seam::step("lock-taken");
     Ok(lock)
 }
