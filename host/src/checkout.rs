@@ -100,7 +100,9 @@ pub fn locate_ignoring_env(cwd: &Path) -> Result<Paths, CheckoutError> {
     if !same_file(&expected, repo.git_dir()) || !expected.is_dir() {
         return Err(CheckoutError::Worktree(root));
     }
-    Ok(Paths::new(&root))
+    let paths = Paths::new(&root);
+    keep(&paths, repo);
+    Ok(paths)
 }
 
 /// Opening options that read the repository's own files and nothing else: no global or
@@ -109,9 +111,34 @@ fn isolated() -> gix::open::Options {
     gix::open::Options::isolated()
 }
 
-/// The repository whose `.git` is `paths.git_dir`, opened by path (no discovery).
+thread_local! {
+    /// The repository this command located, by its `.git`: the checks after `locate` (branch,
+    /// genesis committed) use it instead of opening it again, which costs as much as each of
+    /// them. gitoxide reads refs from disk on every lookup, so a kept handle still sees a
+    /// HEAD that moved (`wait` checks the branch on each wake).
+    static OPENED: std::cell::RefCell<Option<(PathBuf, gix::Repository)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn keep(paths: &Paths, repo: gix::Repository) {
+    OPENED.with(|kept| *kept.borrow_mut() = Some((paths.git_dir.clone(), repo)));
+}
+
+/// The repository whose `.git` is `paths.git_dir`: the one `locate` opened, or opened now by
+/// path (no discovery).
 fn open(paths: &Paths) -> Result<gix::Repository, String> {
-    gix::open_opts(&paths.git_dir, isolated()).map_err(|e| one_line(&e))
+    let kept = OPENED.with(|kept| match &*kept.borrow() {
+        Some((dir, repo)) if *dir == paths.git_dir => Some(repo.clone()),
+        _ => None,
+    });
+    match kept {
+        Some(repo) => Ok(repo),
+        None => {
+            let repo = gix::open_opts(&paths.git_dir, isolated()).map_err(|e| one_line(&e))?;
+            keep(paths, repo.clone());
+            Ok(repo)
+        }
+    }
 }
 
 /// gitoxide's errors end up in one-line messages.
