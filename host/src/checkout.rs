@@ -223,3 +223,41 @@ fn same_file(a: &Path, b: &Path) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_repository_sees_head_move() {
+        let root =
+            std::env::temp_dir().join(format!("mosaic-checkout-head-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        git(&["init", "-q", "-b", "main"]);
+        let paths = locate_ignoring_env(&root).unwrap();
+        assert_eq!(head_branch(&paths).as_deref(), Some("main"));
+        // Another process switches branches while this one holds the handle.
+        std::fs::write(paths.git_dir.join("HEAD"), "ref: refs/heads/other\n").unwrap();
+        assert_eq!(head_branch(&paths).as_deref(), Some("other"));
+        std::fs::write(
+            paths.git_dir.join("HEAD"),
+            "0123456789012345678901234567890123456789\n",
+        )
+        .unwrap();
+        assert_eq!(head_branch(&paths), None);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
