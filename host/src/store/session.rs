@@ -359,10 +359,16 @@ impl<'io> Session<'io> {
         by: &str,
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(Outcome, Queue), E> {
-        let loaded = self.load()?;
+        let mut loaded = self.load()?;
         checkout::check_genesis_committed(&self.paths).map_err(SessionError::from)?;
-        let mut queue = loaded.queue.clone();
-        let outcome = queue
+        // The core decides on the loaded queue itself rather than a copy (a copy of a large
+        // queue costs as much as the decision): a refusal returns before anything is written,
+        // a recorded op or nothing to take leaves it as loaded, and an applied change leaves
+        // the new queue beside the bytes and witness it was loaded from, which is what the
+        // write needs. The table check then sees one entry more, whose render no table on
+        // disk can hold yet, so it decides as it would on the loaded queue.
+        let outcome = loaded
+            .queue
             .execute(command, op, by, &self.at)
             .map_err(SessionError::from)?;
         match &outcome {
@@ -372,9 +378,9 @@ impl<'io> Session<'io> {
             }
             Outcome::Applied { .. } => {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
-                super::write_durably(self.io, &self.paths, &loaded, &queue, &md, &self.at)
+                super::write_durably(self.io, &self.paths, &loaded, &loaded.queue, &md, &self.at)
                     .map_err(SessionError::from)?;
-                acknowledge(&queue, false)?;
+                acknowledge(&loaded.queue, false)?;
                 seam::step("receipt-printed");
             }
             // `take` found nothing: nothing is written, not even a confirmation of the tail;
@@ -382,7 +388,7 @@ impl<'io> Session<'io> {
             Outcome::NothingToTake { .. } => {}
         }
         self.release_after_answer();
-        Ok((outcome, queue))
+        Ok((outcome, loaded.queue))
     }
 
     /// A retry completes the write it repeats: a tail the witness has not confirmed is made
