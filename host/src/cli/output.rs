@@ -70,7 +70,9 @@ fn write_stdout(text: &str) -> CliResult {
 
 /// A read's JSON document (canonical form): printed as it is with `--json`.
 pub fn document<T: Serialize>(value: &T) -> CliResult {
-    let text = String::from_utf8_lossy(&to_canonical(value)).into_owned();
+    // Canonical JSON is UTF-8; the lossy pass (a scan of every byte) only runs if it is not.
+    let text = String::from_utf8(to_canonical(value))
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if json() {
         gathered().document = Some(text);
         return Ok(());
