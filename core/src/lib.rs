@@ -22,6 +22,7 @@ pub mod replay;
 pub mod review;
 pub mod rules;
 pub mod snapshot;
+pub mod splice;
 pub mod stale;
 pub mod state;
 pub mod table;

@@ -89,6 +89,17 @@ pub fn run(sc: &Scenario) -> Queue {
         };
         let got = match result {
             Ok(outcome) => {
+                // A write splices the new entry after the log text it loaded: the same bytes.
+                if matches!(outcome, Outcome::Applied { .. }) {
+                    let spliced = mosaic_queue_core::splice::appended(queue.file(), &before);
+                    assert_eq!(
+                        spliced.as_deref(),
+                        Some(&queue.to_bytes()[..]),
+                        "{} step {}: the spliced file differs",
+                        sc.name,
+                        i + 1
+                    );
+                }
                 if matches!(outcome, Outcome::Recorded { .. }) {
                     assert_eq!(
                         queue.to_bytes(),

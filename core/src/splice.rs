@@ -1,0 +1,163 @@
+//! Canonical bytes built from canonical bytes already written. A change appends one entry to
+//! a log whose text the file on disk already holds, so the new file reuses that text and
+//! serializes only the head and the new entry; the host's read view reuses the rows' text.
+//! Every step of every scenario (core/tests) checks the splice against the whole serialization.
+
+use alloc::vec::Vec;
+use core::ops::Range;
+
+use serde::Serialize;
+
+use crate::canon::to_canonical;
+use crate::entry::Entry;
+use crate::model::{QueueFile, Row};
+
+/// Where the value of top-level member `key` lies in `to_canonical` bytes of a struct. Each
+/// member starts a line indented by two spaces (nested lines by more), and no string holds a
+/// raw newline, so the value runs to the next such line or to the closing brace.
+pub fn member_span(bytes: &[u8], key: &str) -> Option<Range<usize>> {
+    let mut needle = Vec::with_capacity(key.len() + 7);
+    needle.extend_from_slice(b"\n  \"");
+    needle.extend_from_slice(key.as_bytes());
+    needle.extend_from_slice(b"\": ");
+    let start = memchr::memmem::find(bytes, &needle)? + needle.len();
+    let end = match memchr::memmem::find(&bytes[start..], b",\n  \"") {
+        Some(i) => start + i,
+        None => bytes
+            .len()
+            .checked_sub(3)
+            .filter(|&e| e >= start && bytes[e..] == *b"\n}\n")?,
+    };
+    Some(start..end)
+}
+
+/// `to_canonical` bytes of a struct whose last member is an empty array (`head`), with that
+/// member's value replaced by `value`, the canonical text of another value at the same depth.
+pub fn complete_last(mut head: Vec<u8>, value: &[u8]) -> Option<Vec<u8>> {
+    let keep = head.len().checked_sub(b"[]\n}\n".len())?;
+    if head[keep..] != *b"[]\n}\n" {
+        return None;
+    }
+    head.truncate(keep);
+    head.reserve(value.len() + 3);
+    head.extend_from_slice(value);
+    head.extend_from_slice(b"\n}\n");
+    Some(head)
+}
+
+/// `QueueFile` with an empty log, borrowed: the same members in the same order under the same
+/// names (a test holds it to `QueueFile`), so its canonical bytes are the file's head.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Head<'a> {
+    version: u32,
+    canonical_root: &'a str,
+    revision: u64,
+    rows: &'a [Row],
+    log: &'a [Entry],
+}
+
+/// `to_canonical(file)` when `prev` is the canonical bytes of `file` before its last entry
+/// was appended (the file a change loaded and verified): the log's text is taken from `prev`
+/// and only the head and the new entry are serialized. `None` when `prev` has no entry or
+/// not that shape; the caller then serializes the whole file.
+pub fn appended(file: &QueueFile, prev: &[u8]) -> Option<Vec<u8>> {
+    let entry = file.log.last()?;
+    let span = member_span(prev, "log")?;
+    // "[\n    {...},\n    {...}\n  ]": the entries' text without the closing line.
+    let entries = prev[span].strip_suffix(b"\n  ]")?;
+    // Each entry opens a line indented by four spaces (its own members by six): `prev` must
+    // hold exactly the entries before the last one, or the splice would drop or repeat some.
+    let held = memchr::memmem::find_iter(entries, b"\n    {").count();
+    if held == 0 || held + 1 != file.log.len() {
+        return None;
+    }
+    let head = to_canonical(&Head {
+        version: file.version,
+        canonical_root: &file.canonical_root,
+        revision: file.revision,
+        rows: &file.rows,
+        log: &[],
+    });
+    let entry = to_canonical(entry);
+    let entry = entry.strip_suffix(b"\n").unwrap_or(&entry);
+    let mut log = Vec::with_capacity(entries.len() + entry.len() * 2 + 8);
+    log.extend_from_slice(entries);
+    log.extend_from_slice(b",\n");
+    // An array item sits two levels deep: each of its lines is indented by four more spaces.
+    for (i, line) in entry.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            log.push(b'\n');
+        }
+        log.extend_from_slice(b"    ");
+        log.extend_from_slice(line);
+    }
+    log.extend_from_slice(b"\n  ]");
+    complete_last(head, &log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::String;
+
+    const GOLDEN: &[&str] = &[
+        include_str!("../../fixtures/golden/basic/queue.json"),
+        include_str!("../../fixtures/golden/coordination/queue.json"),
+        include_str!("../../fixtures/golden/genesis-only/queue.json"),
+        include_str!("../../fixtures/golden/hardened/queue.json"),
+        include_str!("../../fixtures/golden/review/queue.json"),
+        include_str!("../../fixtures/golden/semantics1/queue.json"),
+    ];
+
+    #[test]
+    fn the_head_serializes_as_the_file_does() {
+        for text in GOLDEN {
+            let mut file: QueueFile = crate::canon::parse_queue(text.as_bytes()).unwrap();
+            file.log.clear();
+            let head = to_canonical(&Head {
+                version: file.version,
+                canonical_root: &file.canonical_root,
+                revision: file.revision,
+                rows: &file.rows,
+                log: &[],
+            });
+            assert_eq!(
+                String::from_utf8(head).unwrap(),
+                String::from_utf8(to_canonical(&file)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn member_spans_are_the_values_of_top_level_members_only() {
+        let bytes = b"{\n  \"a\": {\n    \"b\": 1\n  },\n  \"rows\": [\n    \"x\\n  \\\"y\"\n  ],\n  \"log\": []\n}\n";
+        let text = |key| member_span(bytes, key).map(|r| &bytes[r]);
+        assert_eq!(text("a"), Some(&b"{\n    \"b\": 1\n  }"[..]));
+        assert_eq!(text("rows"), Some(&b"[\n    \"x\\n  \\\"y\"\n  ]"[..]));
+        assert_eq!(text("log"), Some(&b"[]"[..]));
+        assert_eq!(text("b"), None);
+        assert_eq!(
+            complete_last(bytes.to_vec(), b"[\n    1\n  ]")
+                .unwrap()
+                .ends_with(b"\"log\": [\n    1\n  ]\n}\n"),
+            true
+        );
+        assert_eq!(complete_last(b"{\n  \"a\": 1\n}\n".to_vec(), b"2"), None);
+    }
+
+    #[test]
+    fn a_file_without_the_shape_is_declined() {
+        let file: QueueFile = crate::canon::parse_queue(GOLDEN[0].as_bytes()).unwrap();
+        assert_eq!(appended(&file, b"{}\n"), None);
+        assert_eq!(appended(&file, b""), None);
+        let mut empty = file.clone();
+        empty.log.clear();
+        assert_eq!(appended(&empty, GOLDEN[0].as_bytes()), None);
+        // The file itself is not the file before its last entry: one entry too many.
+        assert_eq!(appended(&file, GOLDEN[0].as_bytes()), None);
+        let mut longer = file.clone();
+        longer.log.push(file.log[0].clone());
+        assert!(appended(&longer, GOLDEN[0].as_bytes()).is_some());
+    }
+}
