@@ -7,7 +7,7 @@ use std::path::Path;
 
 use mosaic_queue_core::canon::{parse_canonical, to_canonical};
 use mosaic_queue_core::state::State;
-use mosaic_queue_core::{Queue, Row, Witness};
+use mosaic_queue_core::{Queue, Row, Witness, splice};
 use serde::{Deserialize, Serialize};
 
 use super::Paths;
@@ -36,16 +36,30 @@ fn view_path(paths: &Paths) -> std::path::PathBuf {
     paths.git_dir.join("mosaic-queue.view")
 }
 
+/// What a writer renamed into place as queue.json: the bytes, and the identity the temp file
+/// had once they were written and fsynced.
+#[derive(Clone, Copy)]
+pub struct Written<'a> {
+    pub bytes: &'a [u8],
+    pub id: FileId,
+}
+
 /// Records the view for `queue`, whose bytes hash to `file_sha`, after its witness is durable.
-/// `staged` is the identity of the temp file this writer filled with those bytes and renamed
-/// into place: queue.json still has its inode, size and modification time only if nothing
-/// wrote to it since (a rename keeps all three and changes only the ctime, recorded as it
-/// is now), so the bytes are not read back and hashed again. Best effort and never fsynced:
-/// a view that is missing, torn or stale after a crash fails `load`'s checks and the reader
-/// falls back to queue.json.
-pub fn record(io: &dyn Io, paths: &Paths, queue: &Queue, file_sha: &str, staged: Option<FileId>) {
-    if let Some(staged) = staged {
-        let _ = try_record(io, paths, queue, file_sha, &staged);
+/// `written` is what this writer renamed into place: queue.json still has the temp file's
+/// inode, size and modification time only if nothing wrote to it since (a rename keeps all
+/// three and changes only the ctime, recorded as it is now), so the bytes are not read back
+/// and hashed again, and the rows' text is copied from them rather than serialized again.
+/// Best effort and never fsynced: a view that is missing, torn or stale after a crash fails
+/// `load`'s checks and the reader falls back to queue.json.
+pub fn record(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    file_sha: &str,
+    written: Option<Written<'_>>,
+) {
+    if let Some(written) = written {
+        let _ = try_record(io, paths, queue, file_sha, written);
     }
 }
 
@@ -54,11 +68,11 @@ fn try_record(
     paths: &Paths,
     queue: &Queue,
     file_sha: &str,
-    staged: &FileId,
+    written: Written<'_>,
 ) -> std::io::Result<()> {
     let before = io.file_id(&paths.queue_json)?;
     let same = |a: &FileId| (a.dev, a.ino, a.size, a.mtime_sec, a.mtime_nsec);
-    if same(&before) != same(staged) {
+    if same(&before) != same(&written.id) {
         return Ok(());
     }
     let state = queue.state();
@@ -75,9 +89,19 @@ fn try_record(
                 reason: r.to_owned(),
             })
             .collect(),
-        rows: queue.rows().to_vec(),
+        rows: Vec::new(),
     };
-    replace(io, &view_path(paths), &to_canonical(&view))
+    // `rows` is the view's last member, at the depth queue.json holds its own: the same text.
+    let bytes = splice::member_span(written.bytes, "rows")
+        .and_then(|span| splice::complete_last(to_canonical(&view), &written.bytes[span]))
+        .unwrap_or_else(|| {
+            let view = View {
+                rows: queue.rows().to_vec(),
+                ..view
+            };
+            to_canonical(&view)
+        });
+    replace(io, &view_path(paths), &bytes)
 }
 
 fn replace(io: &dyn Io, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -147,10 +171,18 @@ mod tests {
         let (paths, bytes, staged) = written("recorded");
         let queue = Queue::verify(&bytes).unwrap();
         let sha = sha256_hex(&bytes);
-        record(&RealIo, &paths, &queue, &sha, Some(staged));
+        let written = Written {
+            bytes: &bytes,
+            id: staged,
+        };
+        record(&RealIo, &paths, &queue, &sha, Some(written));
+        let view = std::fs::read(view_path(&paths)).unwrap();
         let state = load(&RealIo, &paths, &witness(&queue, &sha)).expect("the view is used");
         assert_eq!(state.rows, queue.state().rows);
         assert_eq!(state.revision, queue.revision());
+        // The rows' text copied from queue.json is what serializing the view would give.
+        let whole: View = parse_canonical(&view).unwrap();
+        assert_eq!(to_canonical(&whole), view);
         let _ = std::fs::remove_dir_all(&paths.root);
     }
 
@@ -161,7 +193,11 @@ mod tests {
         let sha = sha256_hex(&bytes);
         // Another tool rewrites queue.json in place between the rename and the record.
         std::fs::write(&paths.queue_json, b"{}\n").unwrap();
-        record(&RealIo, &paths, &queue, &sha, Some(staged));
+        let written = Written {
+            bytes: &bytes,
+            id: staged,
+        };
+        record(&RealIo, &paths, &queue, &sha, Some(written));
         assert!(!view_path(&paths).exists());
         // And no identity at all (the temp could not be read back) records nothing either.
         std::fs::write(&paths.queue_json, &bytes).unwrap();

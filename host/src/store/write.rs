@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::{Queue, Witness, table};
+use mosaic_queue_core::{Queue, Witness, splice, table};
 
+use super::view::Written;
 use super::{Loaded, Paths, StoreError, io_err};
 use crate::io::{FileId, Io, Kind};
 use crate::seam;
@@ -82,8 +83,8 @@ fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std
 
 /// Writes the witness for the file now on disk and makes it durable. `prev` is a witness the
 /// file was checked to extend (by `load`); the hash chain then continues from it instead of
-/// hashing the whole log again. Pass `None` when nothing was checked. `staged` is the
-/// identity of the temp file renamed into place, for the read view.
+/// hashing the whole log again. Pass `None` when nothing was checked. `written` is what was
+/// renamed into place, for the read view.
 pub fn write_witness(
     io: &dyn Io,
     paths: &Paths,
@@ -91,7 +92,7 @@ pub fn write_witness(
     prev: Option<&Witness>,
     file_sha: &str,
     at: &str,
-    staged: Option<FileId>,
+    written: Option<Written<'_>>,
 ) -> Result<Witness, StoreError> {
     let witness = queue.witness_after(prev, file_sha.to_owned(), at.to_owned());
     let rev = queue.revision();
@@ -101,7 +102,7 @@ pub fn write_witness(
     io.sync_dir(&paths.git_dir)
         .map_err(not_durable("fsync of .git"))?;
     seam::step("witness-dir-synced");
-    super::view::record(io, paths, queue, file_sha, staged);
+    super::view::record(io, paths, queue, file_sha, written);
     Ok(witness)
 }
 
@@ -128,7 +129,10 @@ pub fn confirm_tail(
         let _ = io.remove(&temp);
         return Err(not_durable("rewriting queue.json")(e));
     }
-    let staged = io.file_id(&temp).ok();
+    let written = io.file_id(&temp).ok().map(|id| Written {
+        bytes: &loaded.bytes,
+        id,
+    });
     seam::step("confirm-temp-written");
     let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
     if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
@@ -146,11 +150,12 @@ pub fn confirm_tail(
     io.sync_dir(&paths.plans)
         .map_err(not_durable("fsync of docs/plans"))?;
     seam::step("confirm-dir-synced");
-    write_witness(io, paths, &loaded.queue, prev, &loaded.sha, at, staged)
+    write_witness(io, paths, &loaded.queue, prev, &loaded.sha, at, written)
 }
 
 /// Writes `new` (the loaded queue plus one entry) through every durability point, then the
-/// table. `md` is QUEUE.md as read under the lock, already checked to have its markers.
+/// table. `md` is QUEUE.md as read under the lock, already checked to have its markers. The
+/// new bytes reuse the log text of the loaded bytes (`splice::appended`).
 pub fn write_durably(
     io: &dyn Io,
     paths: &Paths,
@@ -159,7 +164,8 @@ pub fn write_durably(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let (temp, bytes, staged) = stage(io, paths, new)?;
+    let bytes = splice::appended(new.file(), &loaded.bytes).unwrap_or_else(|| new.to_bytes());
+    let (temp, bytes, staged) = stage(io, paths, bytes)?;
     // The temp file goes whatever the re-read finds, a failed read included: a refusal or a
     // failure leaves no file behind.
     let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
@@ -188,7 +194,7 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let (temp, bytes, staged) = stage(io, paths, queue)?;
+    let (temp, bytes, staged) = stage(io, paths, queue.to_bytes())?;
     let linked = io.link(&temp, &paths.queue_json);
     let _ = io.remove(&temp);
     linked.map_err(io_err("create", &paths.queue_json))?;
@@ -201,9 +207,8 @@ pub fn create(
 type Staged = (PathBuf, Vec<u8>, Option<FileId>);
 
 /// Before the new file is visible: sweep leftovers, write and fsync the temp file.
-fn stage(io: &dyn Io, paths: &Paths, queue: &Queue) -> Result<Staged, StoreError> {
+fn stage(io: &dyn Io, paths: &Paths, bytes: Vec<u8>) -> Result<Staged, StoreError> {
     sweep_temps(io, paths);
-    let bytes = queue.to_bytes();
     let temp = temp_beside(&paths.queue_json);
     let _ = io.remove(&temp);
     if let Err(e) = io.create_synced(&temp, &bytes) {
@@ -229,6 +234,7 @@ fn settle(
     at: &str,
 ) -> Result<Durable, StoreError> {
     let (bytes, staged) = written;
+    let written = staged.map(|id| Written { bytes, id });
     let rev = queue.revision();
     io.sync_dir(&paths.plans)
         .map_err(|source| StoreError::NotDurable {
@@ -237,7 +243,7 @@ fn settle(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at, staged)?;
+    let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at, written)?;
     write_table(io, paths, queue, md)
         .map_err(|source| StoreError::TableNotWritten { rev, source })?;
     Ok(Durable { rev, witness })
