@@ -58,42 +58,101 @@ struct Head<'a> {
 }
 
 /// `to_canonical(file)` when `prev` is the canonical bytes of `file` before its last entry
-/// was appended (the file a change loaded and verified): the log's text is taken from `prev`
-/// and only the head and the new entry are serialized. `None` when `prev` has no entry or
-/// not that shape; the caller then serializes the whole file.
-pub fn appended(file: &QueueFile, prev: &[u8]) -> Option<Vec<u8>> {
+/// was appended (the file a change loaded and verified) and `prev_rows` the rows `prev` holds
+/// (or none, when the caller kept no copy): the log's text is taken from `prev`, and so is
+/// the text of every row equal to the row at the same place in `prev_rows`; only the head,
+/// the new entry and the changed or added rows are serialized. `None` when `prev` has no
+/// entry or not that shape; the caller then serializes the whole file.
+pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Vec<u8>> {
     let entry = file.log.last()?;
-    let span = member_span(prev, "log")?;
+    let rows_span = member_span(prev, "rows")?;
+    let log_span = member_span(prev, "log")?;
     // "[\n    {...},\n    {...}\n  ]": the entries' text without the closing line.
-    let entries = prev[span].strip_suffix(b"\n  ]")?;
+    let entries = prev[log_span].strip_suffix(b"\n  ]")?;
     // Each entry opens a line indented by four spaces (its own members by six): `prev` must
     // hold exactly the entries before the last one, or the splice would drop or repeat some.
     let held = memchr::memmem::find_iter(entries, b"\n    {").count();
     if held == 0 || held + 1 != file.log.len() {
         return None;
     }
+    let prev_items = if prev_rows.is_empty() {
+        Vec::new()
+    } else {
+        let items = items(&prev[rows_span.clone()])?;
+        if items.len() != prev_rows.len() {
+            return None;
+        }
+        items
+    };
     let head = to_canonical(&Head {
         version: file.version,
         canonical_root: &file.canonical_root,
         revision: file.revision,
-        rows: &file.rows,
+        rows: &[],
         log: &[],
     });
-    let entry = to_canonical(entry);
-    let entry = entry.strip_suffix(b"\n").unwrap_or(&entry);
-    let mut log = Vec::with_capacity(entries.len() + entry.len() * 2 + 8);
-    log.extend_from_slice(entries);
-    log.extend_from_slice(b",\n");
-    // An array item sits two levels deep: each of its lines is indented by four more spaces.
-    for (i, line) in entry.split(|&b| b == b'\n').enumerate() {
-        if i > 0 {
-            log.push(b'\n');
+    let (rows_at, log_at) = (member_span(&head, "rows")?, member_span(&head, "log")?);
+    let mut out = Vec::with_capacity(prev.len() + entry.receipt.len() * 4 + 4096);
+    out.extend_from_slice(&head[..rows_at.start]);
+    if file.rows.is_empty() {
+        out.extend_from_slice(b"[]");
+    } else {
+        let rows_text = &prev[rows_span];
+        out.extend_from_slice(b"[\n");
+        for (i, row) in file.rows.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",\n");
+            }
+            match prev_items.get(i) {
+                Some(item) if prev_rows[i] == *row => {
+                    out.extend_from_slice(&rows_text[item.clone()])
+                }
+                _ => indented(&mut out, &to_canonical(row)),
+            }
         }
-        log.extend_from_slice(b"    ");
-        log.extend_from_slice(line);
+        out.extend_from_slice(b"\n  ]");
     }
-    log.extend_from_slice(b"\n  ]");
-    complete_last(head, &log)
+    out.extend_from_slice(&head[rows_at.end..log_at.start]);
+    out.extend_from_slice(entries);
+    out.extend_from_slice(b",\n");
+    indented(&mut out, &to_canonical(entry));
+    out.extend_from_slice(b"\n  ]");
+    out.extend_from_slice(&head[log_at.end..]);
+    Some(out)
+}
+
+/// Appends canonical bytes of an array item (one trailing newline) as they stand two levels
+/// deep: every line indented by four more spaces, without the newline.
+fn indented(out: &mut Vec<u8>, canonical: &[u8]) {
+    let text = canonical.strip_suffix(b"\n").unwrap_or(canonical);
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b"    ");
+        out.extend_from_slice(line);
+    }
+}
+
+/// Where each item of a top-level array of objects lies in its value text
+/// ("[\n    {...},\n    {...}\n  ]"): an item closes on a line of four spaces and a brace,
+/// which no deeper line is.
+fn items(array: &[u8]) -> Option<Vec<Range<usize>>> {
+    if array == b"[]" {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut start = 2;
+    for close in memchr::memmem::find_iter(array, b"\n    }") {
+        let end = close + b"\n    }".len();
+        if array.get(start..start + 5)? != b"    {" {
+            return None;
+        }
+        out.push(start..end);
+        start = end + b",\n".len();
+    }
+    let last = out.last()?.end;
+    (array.get(last..)? == b"\n  ]").then_some(out)
 }
 
 #[cfg(test)]
@@ -137,27 +196,23 @@ mod tests {
         assert_eq!(text("rows"), Some(&b"[\n    \"x\\n  \\\"y\"\n  ]"[..]));
         assert_eq!(text("log"), Some(&b"[]"[..]));
         assert_eq!(text("b"), None);
-        assert_eq!(
-            complete_last(bytes.to_vec(), b"[\n    1\n  ]")
-                .unwrap()
-                .ends_with(b"\"log\": [\n    1\n  ]\n}\n"),
-            true
-        );
+        let completed = complete_last(bytes.to_vec(), b"[\n    1\n  ]").unwrap();
+        assert!(completed.ends_with(b"\"log\": [\n    1\n  ]\n}\n"));
         assert_eq!(complete_last(b"{\n  \"a\": 1\n}\n".to_vec(), b"2"), None);
     }
 
     #[test]
     fn a_file_without_the_shape_is_declined() {
         let file: QueueFile = crate::canon::parse_queue(GOLDEN[0].as_bytes()).unwrap();
-        assert_eq!(appended(&file, b"{}\n"), None);
-        assert_eq!(appended(&file, b""), None);
+        assert_eq!(appended(&file, b"{}\n", &[]), None);
+        assert_eq!(appended(&file, b"", &[]), None);
         let mut empty = file.clone();
         empty.log.clear();
-        assert_eq!(appended(&empty, GOLDEN[0].as_bytes()), None);
+        assert_eq!(appended(&empty, GOLDEN[0].as_bytes(), &[]), None);
         // The file itself is not the file before its last entry: one entry too many.
-        assert_eq!(appended(&file, GOLDEN[0].as_bytes()), None);
+        assert_eq!(appended(&file, GOLDEN[0].as_bytes(), &[]), None);
         let mut longer = file.clone();
         longer.log.push(file.log[0].clone());
-        assert!(appended(&longer, GOLDEN[0].as_bytes()).is_some());
+        assert!(appended(&longer, GOLDEN[0].as_bytes(), &file.rows).is_some());
     }
 }
