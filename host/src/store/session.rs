@@ -367,6 +367,8 @@ impl<'io> Session<'io> {
         // the new queue beside the bytes and witness it was loaded from, which is what the
         // write needs. The table check then sees one entry more, whose render no table on
         // disk can hold yet, so it decides as it would on the loaded queue.
+        // The rows as loaded, for the write to keep the text of those the change left alone.
+        let loaded_rows = loaded.queue.rows().to_vec();
         let outcome = loaded
             .queue
             .execute(command, op, by, &self.at)
@@ -378,7 +380,8 @@ impl<'io> Session<'io> {
             }
             Outcome::Applied { .. } => {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
-                super::write_durably(self.io, &self.paths, &loaded, &loaded.queue, &md, &self.at)
+                let (new, at) = (&loaded.queue, &self.at);
+                super::write_durably(self.io, &self.paths, &loaded, new, &loaded_rows, &md, at)
                     .map_err(SessionError::from)?;
                 acknowledge(&loaded.queue, false)?;
                 seam::step("receipt-printed");
@@ -552,7 +555,8 @@ impl<'io> Session<'io> {
                 let md = self.table(&loaded.queue, "run accept-history again")?;
                 // The durable write re-reads and compares the bytes; it does not ask the file to
                 // extend the witness, so it serves this verb as it is and rewrites the witness.
-                super::write_durably(self.io, &self.paths, &loaded, &queue, &md, &self.at)
+                let rows = loaded.queue.rows();
+                super::write_durably(self.io, &self.paths, &loaded, &queue, rows, &md, &self.at)
                     .map_err(SessionError::from)?;
                 acknowledge(&queue, false)?;
                 seam::step("receipt-printed");

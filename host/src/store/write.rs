@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::{Queue, Witness, splice, table};
+use mosaic_queue_core::{Queue, Row, Witness, splice, table};
 
 use super::view::Written;
 use super::{Loaded, Paths, StoreError, io_err};
@@ -155,16 +155,19 @@ pub fn confirm_tail(
 
 /// Writes `new` (the loaded queue plus one entry) through every durability point, then the
 /// table. `md` is QUEUE.md as read under the lock, already checked to have its markers. The
-/// new bytes reuse the log text of the loaded bytes (`splice::appended`).
+/// new bytes reuse the log text of the loaded bytes and the text of every row still equal to
+/// the one at its place in `loaded_rows`, the rows as loaded (`splice::appended`).
 pub fn write_durably(
     io: &dyn Io,
     paths: &Paths,
     loaded: &Loaded,
     new: &Queue,
+    loaded_rows: &[Row],
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let bytes = splice::appended(new.file(), &loaded.bytes).unwrap_or_else(|| new.to_bytes());
+    let bytes =
+        splice::appended(new.file(), &loaded.bytes, loaded_rows).unwrap_or_else(|| new.to_bytes());
     let (temp, bytes, staged) = stage(io, paths, bytes)?;
     // The temp file goes whatever the re-read finds, a failed read included: a refusal or a
     // failure leaves no file behind.
