@@ -106,3 +106,82 @@ fn a_view_that_does_not_match_the_file_is_not_used() {
     let out = repo.run(&["show", "1"], &[]);
     assert!(out.ok().contains("note: first"), "{}", out.stdout);
 }
+
+/// The calls a command made, as (op, path relative to the checkout).
+fn calls(repo: &Repo, args: &[&str]) -> Vec<(String, String)> {
+    let trace = repo.path(".trace.jsonl");
+    let _ = std::fs::remove_file(&trace);
+    let trace_arg = trace.to_string_lossy().into_owned();
+    repo.run(args, &[("MOSAIC_IO_TRACE", &trace_arg)]).ok();
+    let root = format!("{}/", repo.root.display());
+    std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["ev"] == "call")
+        .map(|v| {
+            let path = v["path"].as_str().unwrap_or("");
+            (
+                v["op"].as_str().unwrap().to_owned(),
+                path.strip_prefix(&root).unwrap_or(path).to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn list_json_prints_the_views_rows_without_reading_queue_json() {
+    let repo = Repo::new("view-listing");
+    repo.run(
+        &[
+            "note",
+            "1",
+            "first",
+            "--op",
+            "lead-note-one",
+            "--by",
+            "lead",
+        ],
+        &[],
+    )
+    .ok();
+    let reads: Vec<String> = calls(&repo, &["list", "--json"])
+        .into_iter()
+        .filter(|(op, _)| op == "read")
+        .map(|(_, path)| path)
+        .collect();
+    assert_eq!(reads, [".git/mosaic-queue.head", ".git/mosaic-queue.view"]);
+    let listed = repo.run(&["list", "--json"], &[]).ok().to_owned();
+    std::fs::remove_file(repo.path(".git/mosaic-queue.view")).unwrap();
+    assert_eq!(repo.run(&["list", "--json"], &[]).ok(), listed);
+}
+
+#[test]
+fn a_view_whose_rows_do_not_hash_to_its_record_is_not_used() {
+    let repo = Repo::new("view-rows-hash");
+    repo.run(
+        &[
+            "note",
+            "1",
+            "first",
+            "--op",
+            "lead-note-one",
+            "--by",
+            "lead",
+        ],
+        &[],
+    )
+    .ok();
+    let listed = repo.run(&["list", "--json"], &[]).ok().to_owned();
+    let shown = repo.run(&["show", "1"], &[]).ok().to_owned();
+    // The rows' text changes, still valid JSON, its hash and queue.json left as they were:
+    // neither the copied text (list --json) nor the parsed rows (show) may be believed.
+    let view = repo.read(".git/mosaic-queue.view");
+    repo.write(
+        ".git/mosaic-queue.view",
+        view.replace("\"first\"", "\"forged\""),
+    );
+    assert_eq!(repo.run(&["list", "--json"], &[]).ok(), listed);
+    assert_eq!(repo.run(&["show", "1"], &[]).ok(), shown);
+    assert!(shown.contains("note: first"), "{shown}");
+}

@@ -70,8 +70,13 @@ fn write_stdout(text: &str) -> CliResult {
 
 /// A read's JSON document (canonical form): printed as it is with `--json`.
 pub fn document<T: Serialize>(value: &T) -> CliResult {
+    document_bytes(to_canonical(value))
+}
+
+/// A read's JSON document already in canonical bytes.
+pub fn document_bytes(bytes: Vec<u8>) -> CliResult {
     // Canonical JSON is UTF-8; the lossy pass (a scan of every byte) only runs if it is not.
-    let text = String::from_utf8(to_canonical(value))
+    let text = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if json() {
         gathered().document = Some(text);

@@ -2,7 +2,9 @@
 //! view or queue.json, without the lock (`session::read_unlocked`); a file ahead of the witness
 //! is reported here as visible, not confirmed durable.
 
+use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::render::render_body;
+use mosaic_queue_core::splice;
 use mosaic_queue_core::state::State;
 use mosaic_queue_core::{Row, Status, next};
 use serde::Serialize;
@@ -68,7 +70,19 @@ pub(super) fn print_json<T: Serialize>(value: &T) -> CliResult {
 
 pub fn list() -> CliResult {
     let json = super::output::json();
-    let seen = load_for_read()?;
+    let paths = session::locate()?;
+    // The rows' text as the read view holds it is the text of the document's last member.
+    if json && let Some(listing) = session::read_listing(&paths)? {
+        let head = to_canonical(&ListJson {
+            revision: listing.state.revision,
+            durable: true,
+            rows: &[],
+        });
+        if let Some(doc) = splice::complete_last(head, listing.rows_text()) {
+            return super::output::document_bytes(doc);
+        }
+    }
+    let seen = load_for_read_in(&paths)?;
     let st = &seen.state;
     if json {
         print_json(&ListJson {

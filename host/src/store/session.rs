@@ -153,6 +153,20 @@ pub fn read_unlocked(paths: &Paths) -> Result<Seen, SessionError> {
     })
 }
 
+/// The read view as a `Listing` for `list --json`, which prints the rows' text as the view
+/// holds it, checked against the checkout; `None` when the view cannot answer, and the
+/// caller reads as `read_unlocked` does.
+pub fn read_listing(paths: &Paths) -> Result<Option<super::view::Listing>, SessionError> {
+    let io = &RealIo;
+    if let Ok(Some(witness)) = super::read_witness(io, paths)
+        && let Some(listing) = super::view::load_listing(io, paths, &witness)
+    {
+        checkout::check_state(paths, &listing.state)?;
+        return Ok(Some(listing));
+    }
+    Ok(None)
+}
+
 /// The state the witness vouches durable (for `wait`), or `None` while the file is ahead of it
 /// (a write in progress, or one killed before its witness): the next witness wakes the
 /// caller. Never takes the lock; a read that fails is tried once more, since the first may

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use mosaic_queue_core::canon::{parse_canonical, to_canonical};
+use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::state::State;
 use mosaic_queue_core::{Queue, Row, Witness, splice};
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,17 @@ struct View {
     canonical_root: String,
     branch: String,
     reasons: Vec<Reason>,
+    /// SHA-256 of the text of `rows` as it stands in this file: `list --json` prints that
+    /// text without parsing it, so every read checks it whole, and all reads trust the same.
+    rows_sha: String,
+    /// Last, at the depth queue.json holds its own rows, so the text is the same.
     rows: Vec<Row>,
+}
+
+/// `rows` alone: its canonical text when no queue.json text could be copied.
+#[derive(Serialize)]
+struct RowsOnly<'a> {
+    rows: &'a [Row],
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -89,18 +100,24 @@ fn try_record(
                 reason: r.to_owned(),
             })
             .collect(),
+        rows_sha: String::new(),
         rows: Vec::new(),
     };
-    // `rows` is the view's last member, at the depth queue.json holds its own: the same text.
-    let bytes = splice::member_span(written.bytes, "rows")
-        .and_then(|span| splice::complete_last(to_canonical(&view), &written.bytes[span]))
-        .unwrap_or_else(|| {
-            let view = View {
-                rows: queue.rows().to_vec(),
-                ..view
-            };
-            to_canonical(&view)
-        });
+    // The rows' text is copied from queue.json, or serialized when it cannot be found there.
+    let serialized;
+    let rows = match splice::member_span(written.bytes, "rows") {
+        Some(span) => &written.bytes[span],
+        None => {
+            serialized = to_canonical(&RowsOnly { rows: queue.rows() });
+            let span = splice::member_span(&serialized, "rows").ok_or_else(malformed)?;
+            &serialized[span]
+        }
+    };
+    let view = View {
+        rows_sha: sha256_hex(rows),
+        ..view
+    };
+    let bytes = splice::complete_last(to_canonical(&view), rows).ok_or_else(malformed)?;
     replace(io, &view_path(paths), &bytes)
 }
 
@@ -115,24 +132,74 @@ fn replace(io: &dyn Io, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
+/// A view that cannot be built (canonical text without its members): never written.
+fn malformed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, "no rows member")
+}
+
+/// Whether `view` describes exactly the queue.json on disk and the witness beside it.
+fn current(io: &dyn Io, paths: &Paths, witness: &Witness, view: &View) -> bool {
+    io.file_id(&paths.queue_json).is_ok_and(|id| {
+        view.revision == witness.revision && view.file_sha == witness.file_sha && view.file == id
+    })
+}
+
+/// The rows' text as the view holds it, checked against its hash, with the state the rest
+/// of the view holds (its rows left empty): what `list --json` prints without parsing the
+/// rows and serializing them again. `None` sends the caller to `load`.
+pub struct Listing {
+    pub state: State,
+    bytes: Vec<u8>,
+    rows: std::ops::Range<usize>,
+}
+
+impl Listing {
+    /// The canonical text of the rows array, at the depth of a top-level member.
+    pub fn rows_text(&self) -> &[u8] {
+        &self.bytes[self.rows.clone()]
+    }
+}
+
+/// The view as a `Listing`, when it describes exactly the queue.json on disk and the witness
+/// beside it and its rows' text hashes to what it recorded.
+pub fn load_listing(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<Listing> {
+    let bytes = io.read(&view_path(paths), Kind::View).ok()?;
+    let rows = splice::member_span(&bytes, "rows")?;
+    // The rest of the view, parsed as a view with no rows.
+    let mut head = Vec::with_capacity(bytes.len() - rows.len() + 2);
+    head.extend_from_slice(&bytes[..rows.start]);
+    head.extend_from_slice(b"[]");
+    head.extend_from_slice(&bytes[rows.end..]);
+    let view: View = parse_canonical(&head).ok()?;
+    if !current(io, paths, witness, &view) || sha256_hex(&bytes[rows.clone()]) != view.rows_sha {
+        return None;
+    }
+    Some(Listing {
+        state: state_of(view),
+        bytes,
+        rows,
+    })
+}
+
 /// The state the view holds, when it describes exactly the queue.json on disk and the
 /// witness beside it; `None` sends the caller to the full read.
 pub fn load(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<State> {
-    let current = io.file_id(&paths.queue_json).ok()?;
-    let view: View = parse_canonical(&io.read(&view_path(paths), Kind::View).ok()?).ok()?;
-    let same = view.revision == witness.revision
-        && view.file_sha == witness.file_sha
-        && view.file == current;
-    same.then(|| {
-        let reasons = view.reasons.into_iter().map(|r| (r.id, r.reason)).collect();
-        State::from_parts(
-            view.revision,
-            view.rows,
-            reasons,
-            view.branch,
-            view.canonical_root,
-        )
-    })
+    let bytes = io.read(&view_path(paths), Kind::View).ok()?;
+    let rows = splice::member_span(&bytes, "rows")?;
+    let view: View = parse_canonical(&bytes).ok()?;
+    let whole = sha256_hex(&bytes[rows]) == view.rows_sha;
+    (whole && current(io, paths, witness, &view)).then(|| state_of(view))
+}
+
+fn state_of(view: View) -> State {
+    let reasons = view.reasons.into_iter().map(|r| (r.id, r.reason)).collect();
+    State::from_parts(
+        view.revision,
+        view.rows,
+        reasons,
+        view.branch,
+        view.canonical_root,
+    )
 }
 
 #[cfg(test)]
