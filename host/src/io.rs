@@ -309,6 +309,12 @@ pub trait Io {
     /// a regular file within `kind`'s cap is refused with an error that carries a `Refusal`,
     /// and so is a symlink unless `kind` names a file a person passed on the command line.
     fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>>;
+    /// Whether the file holds exactly `expected`, opened and refused as `read` does it (and
+    /// recorded as a read): the write's check that queue.json did not change since it was
+    /// loaded, which need not hold a second copy of the file.
+    fn read_matches(&self, path: &Path, kind: Kind, expected: &[u8]) -> io::Result<bool> {
+        Ok(self.read(path, kind)? == expected)
+    }
     /// Creates `path` (which must not exist), writes `bytes` and fsyncs the file.
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
     /// `create_synced` without the fsync: only for the read view, a cache whose reader falls
@@ -380,6 +386,9 @@ impl RealIo {
 impl Io for RealIo {
     fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
         self.sys().read(path, kind)
+    }
+    fn read_matches(&self, path: &Path, kind: Kind, expected: &[u8]) -> io::Result<bool> {
+        self.sys().read_matches(path, kind, expected)
     }
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.sys().create_synced(path, bytes)
@@ -483,6 +492,10 @@ impl Io for Sys {
         self.call(Call::Read(path), || read_checked(path, kind))
     }
 
+    fn read_matches(&self, path: &Path, kind: Kind, expected: &[u8]) -> io::Result<bool> {
+        self.call(Call::Read(path), || matches_checked(path, kind, expected))
+    }
+
     /// A file this call created and could not fill and fsync is removed again: nothing
     /// half-written is left behind, and a failed fsync's page cache is never trusted later.
     fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -555,6 +568,49 @@ pub mod seams;
 /// fstat says is not a regular file or is over the cap, then read at most cap + 1 bytes, since
 /// the file may grow after the fstat.
 pub fn read_checked(path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
+    let (file, size, cap) = open_checked(path, kind)?;
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(cap + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > cap {
+        return Err(Refusal::TooLarge {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into_io());
+    }
+    Ok(out)
+}
+
+/// `read_checked` compared with `expected` a block at a time instead of read whole.
+pub fn matches_checked(path: &Path, kind: Kind, expected: &[u8]) -> io::Result<bool> {
+    let (file, size, _) = open_checked(path, kind)?;
+    if size != expected.len() as u64 {
+        return Ok(false);
+    }
+    let mut file = file;
+    let mut block = vec![0u8; 64 * 1024];
+    let mut seen = 0;
+    loop {
+        let n = match file.read(&mut block) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(seen == expected.len());
+        }
+        // The file grew since the fstat: more bytes than expected.
+        if expected.get(seen..seen + n) != Some(&block[..n]) {
+            return Ok(false);
+        }
+        seen += n;
+    }
+}
+
+/// The file at `path` opened for reading as `read_checked` opens it (never blocking, never
+/// through a symlink unless `kind` follows them), checked to be a regular file within
+/// `kind`'s cap: the file, its size, and the cap.
+fn open_checked(path: &Path, kind: Kind) -> io::Result<(std::fs::File, u64, u64)> {
     let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
     if !kind.follows_symlinks() {
         flags |= OFlags::NOFOLLOW;
@@ -596,14 +652,7 @@ pub fn read_checked(path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
     if size > cap {
         return Err(too_large());
     }
-    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    std::fs::File::from(fd)
-        .take(cap + 1)
-        .read_to_end(&mut out)?;
-    if out.len() as u64 > cap {
-        return Err(too_large());
-    }
-    Ok(out)
+    Ok((std::fs::File::from(fd), size, cap))
 }
 
 #[cfg(test)]
@@ -615,6 +664,26 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn a_match_compares_every_byte_and_refuses_as_a_read_does() {
+        let dir = scratch("matches");
+        let file = dir.join("queue.json");
+        // More than one block, so a difference in a later block counts.
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&file, &bytes).unwrap();
+        assert!(matches_checked(&file, Kind::QueueJson, &bytes).unwrap());
+        let mut late = bytes.clone();
+        late[150_000] ^= 1;
+        assert!(!matches_checked(&file, Kind::QueueJson, &late).unwrap());
+        assert!(!matches_checked(&file, Kind::QueueJson, &bytes[..199_999]).unwrap());
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(!matches_checked(&file, Kind::QueueJson, &longer).unwrap());
+        let e = matches_checked(&dir, Kind::QueueJson, &bytes).unwrap_err();
+        assert!(matches!(refusal(&e), Some(Refusal::NotRegular { .. })));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

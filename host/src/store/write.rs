@@ -134,8 +134,8 @@ pub fn confirm_tail(
         id,
     });
     seam::step("confirm-temp-written");
-    let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
-    if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
+    let on_disk = io.read_matches(&paths.queue_json, Kind::QueueJson, &loaded.bytes);
+    if !matches!(on_disk, Ok(true)) {
         let _ = io.remove(&temp);
         return match on_disk {
             Ok(_) => Err(StoreError::Changed),
@@ -171,8 +171,8 @@ pub fn write_durably(
     let (temp, bytes, staged) = stage(io, paths, bytes)?;
     // The temp file goes whatever the re-read finds, a failed read included: a refusal or a
     // failure leaves no file behind.
-    let on_disk = io.read(&paths.queue_json, Kind::QueueJson);
-    if !matches!(&on_disk, Ok(b) if *b == loaded.bytes) {
+    let on_disk = io.read_matches(&paths.queue_json, Kind::QueueJson, &loaded.bytes);
+    if !matches!(on_disk, Ok(true)) {
         let _ = io.remove(&temp);
         return match on_disk {
             Ok(_) => Err(StoreError::Changed),
