@@ -1,7 +1,8 @@
 //! bench-host: drives the release `mosaic-queue` binary in scratch canonical checkouts and prints
-//! write latency against the bare I/O of a write, read scaling from 1k to 100k log entries, and
-//! throughput of 8 concurrent writers against 1. Run: `cargo build --release -p mosaic-queue`,
-//! then `cargo run --release -p mosaic-queue --example bench-host`.
+//! write latency against the bare I/O of a write, read scaling from 1k to 100k log entries,
+//! throughput of 8 concurrent writers against 1, and a write and peak memory at 100k entries.
+//! Run: `cargo build --release -p mosaic-queue`, then `cargo run --release -p mosaic-queue
+//! --example bench-host`.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
@@ -15,12 +16,14 @@ use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::table;
 use support::bench::{Scratch, new_repo, queued_checkout, release_binary};
 use support::git;
+use support::relay::{self, Run, measure, relayed};
 
 // ---- targets ----
 
 const WRITE_TARGET: f64 = 1.2;
 const READ_TARGET: f64 = 2.0;
 const THROUGHPUT_TARGET: f64 = 0.8;
+const SCALE_TARGET: f64 = 1.3;
 
 // ---- sizes ----
 
@@ -34,6 +37,8 @@ const OPS_PER_WRITER: usize = 25;
 /// The two log sizes of the read scaling.
 const SMALL_LOG: u64 = 1_000;
 const BIG_LOG: u64 = 100_000;
+/// Runs of each command at the bigger log (each costs a replay of the whole file).
+const SCALE_RUNS: usize = 3;
 
 /// Variables that would point git or the CLI somewhere else, or change how it behaves.
 const CLEARED: &[&str] = &[
@@ -222,13 +227,14 @@ struct WriteSizes {
     lock: usize,
 }
 
-/// One write's file system calls, as `store::commit` and `lock::acquire`/`release` make them
-/// for a `note` (witness current, so no catch-up): 5 files created, written and fsynced
-/// (lock temp, queue.json, witness, view, QUEUE.md temps), 4 renames, 1 link, 2 unlinks (lock
-/// temp, lock), 5 directory fsyncs (.git after the link, docs/plans after queue.json, .git
+/// One write's file system calls, as the store and the lock make them for a `note` (witness
+/// current, so no catch-up): 5 files created and written, 4 of them fsynced (lock temp,
+/// queue.json, witness and QUEUE.md temps; the read view is a cache and is not), 4 renames,
+/// 1 link, 2 unlinks (lock temp, lock), 4 directory fsyncs (docs/plans after queue.json, .git
 /// after the witness, docs/plans after QUEUE.md, .git after the release), one listing each of
-/// docs/plans and .git (the sweep of a killed writer's temps before queue.json), and the reads of the witness, queue.json (load, re-read, view), QUEUE.md
-/// and the lock.
+/// docs/plans and .git (the sweep of a killed writer's temps before queue.json), and the reads
+/// of the witness, queue.json (load, then the check that it is unchanged), QUEUE.md and the
+/// lock.
 fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
     let fill = |n: usize| vec![b'x'; n];
     let sweep = || {
@@ -237,13 +243,12 @@ fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
             std::hint::black_box(names.filter_map(Result::ok).count());
         }
     };
-    // The lock: temp, fsync, link, unlink the temp, fsync .git.
+    // The lock: temp, fsync, link, unlink the temp.
     let lock = git_dir.join("mosaic-queue.lock");
     let lock_temp = git_dir.join("mosaic-queue.lock.bench.tmp");
     create_synced(&lock_temp, &fill(s.lock));
     std::fs::hard_link(&lock_temp, &lock).expect("link the lock");
     std::fs::remove_file(&lock_temp).expect("remove the lock temp");
-    sync_dir(git_dir);
     // Load: the witness, queue.json, QUEUE.md.
     let queue_json = plans.join("queue.json");
     let witness = git_dir.join("mosaic-queue.head");
@@ -262,10 +267,9 @@ fn bare_write(plans: &Path, git_dir: &Path, s: &WriteSizes) {
     create_synced(&temp, &fill(s.witness));
     std::fs::rename(&temp, &witness).expect("rename the witness");
     sync_dir(git_dir);
-    // The read view: re-read queue.json, temp, fsync, rename (no directory fsync).
-    read(&queue_json);
+    // The read view: temp, no fsync, rename (no directory fsync).
     let temp = git_dir.join(".mosaic-queue.view.bench.tmp");
-    create_synced(&temp, &fill(s.view));
+    std::fs::write(&temp, fill(s.view)).expect("write the view temp");
     std::fs::rename(&temp, git_dir.join("mosaic-queue.view")).expect("rename the view");
     // QUEUE.md: temp, fsync, rename, fsync docs/plans.
     let temp = plans.join(".QUEUE.md.bench.tmp");
@@ -355,9 +359,9 @@ fn write_latency(bin: &Path, base: &Path) -> Cli {
         sizes.lock
     );
     println!(
-        "   one write = 5 create+write+fsync (lock temp, queue.json, witness, view, QUEUE.md), \
-         4 renames, 1 link, 2 unlinks, 5 directory fsyncs (.git x3, docs/plans x2), \
-         2 directory listings (the temp sweep), 6 reads"
+        "   one write = 5 create+write (lock temp, queue.json, witness, view, QUEUE.md), 4 of them \
+         fsynced (not the view), 4 renames, 1 link, 2 unlinks, 4 directory fsyncs (.git x2, \
+         docs/plans x2), 2 directory listings (the temp sweep), 5 reads"
     );
     println!(
         "   note (new process each), median of {LATENCY_OPS}: {:>8.3} ms  (p90 {:.3} ms)",
@@ -387,7 +391,8 @@ fn write_latency(bin: &Path, base: &Path) -> Cli {
     cli
 }
 
-fn read_scaling(bin: &Path, base: &Path) {
+/// Prints read scaling; returns the checkout of the bigger log and its queue.json's size.
+fn read_scaling(bin: &Path, base: &Path) -> (Cli, usize) {
     println!();
     println!("2. read scaling: `list` at {SMALL_LOG} and {BIG_LOG} log entries (read view)");
     struct Sized {
@@ -401,8 +406,10 @@ fn read_scaling(bin: &Path, base: &Path) {
         verify_runs: usize,
     }
     let mut results = Vec::new();
+    let mut biggest = None;
     for (entries, verify_runs) in [(SMALL_LOG, 5), (BIG_LOG, 3)] {
         let (cli, file, generated) = generated_checkout(bin, base, entries);
+        biggest = Some((cli.clone(), file));
         // One real write through the CLI: it verifies the whole log, writes the witness and
         // leaves the read view the reads below answer from.
         let first_write = cli.note(1, "bench read view", "bench-view-0001");
@@ -456,6 +463,84 @@ fn read_scaling(bin: &Path, base: &Path) {
         "   for contrast: list --json {:.2}x, verify {:.1}x",
         ms(big.json) / ms(small.json),
         ms(big.verify) / ms(small.verify)
+    );
+    biggest.expect("two sizes ran")
+}
+
+/// A write at the bigger log against what it cannot avoid (replaying the file, as `verify`
+/// does, and serializing, writing and fsyncing the same bytes once), and the peak resident
+/// set of the verbs there against twice the file plus 16 MiB. Each command runs under the
+/// relay, which times it and reads its own peak RSS.
+fn write_at_scale(cli: &Cli, file: usize) {
+    println!();
+    println!("4. a write at {} log entries, and peak memory", BIG_LOG + 1);
+    let scratch = cli.root.parent().expect("a checkout has a parent dir");
+    let run = |args: &[&str]| -> Run {
+        let mut cmd = cleared(relayed(&cli.bin));
+        cmd.args(args).current_dir(&cli.root);
+        measure(cmd, scratch)
+    };
+    let mut runs: Vec<(&str, Vec<Run>)> = Vec::new();
+    let notes = (0..SCALE_RUNS)
+        .map(|k| {
+            let (text, op) = (format!("scale note {k}"), format!("bench-scale-{k:04}"));
+            run(&["note", "1", &text, "--op", &op, "--by", "lead"])
+        })
+        .collect();
+    runs.push(("note", notes));
+    for (name, args) in [
+        ("verify", &["verify"][..]),
+        ("list --json", &["list", "--json"][..]),
+        ("show 1", &["show", "1"][..]),
+        ("next lead --json", &["next", "lead", "--json"][..]),
+    ] {
+        runs.push((name, (0..SCALE_RUNS).map(|_| run(args)).collect()));
+    }
+    // The bytes of the file as it now stands, serialized, written, fsynced and renamed once.
+    let plans = cli.root.join("docs/plans");
+    let bytes = std::fs::read(plans.join("queue.json")).expect("read queue.json");
+    let queue = mosaic_queue_core::Queue::verify(&bytes).expect("the file verifies");
+    let bare_dir = scratch.join("bare-scale");
+    std::fs::create_dir_all(&bare_dir).expect("create the bare dir");
+    let bare: Vec<Duration> = (0..SCALE_RUNS)
+        .map(|k| {
+            let t = Instant::now();
+            let out = queue.to_bytes();
+            let temp = bare_dir.join(format!("queue.json.{k}.tmp"));
+            create_synced(&temp, &out);
+            std::fs::rename(&temp, bare_dir.join("queue.json")).expect("rename");
+            sync_dir(&bare_dir);
+            t.elapsed()
+        })
+        .collect();
+    let wall = |name: &str| {
+        let (_, r) = runs.iter().find(|(n, _)| *n == name).expect("measured");
+        median(r.iter().map(|r| r.wall).collect())
+    };
+    let (note, verify, bare) = (wall("note"), wall("verify"), median(bare));
+    let ratio = ms(note) / (ms(verify) + ms(bare));
+    println!("   queue.json {} (medians of {SCALE_RUNS})", size(file));
+    println!(
+        "   ratio note / (verify + serialize, write and fsync the file once) = {:.1} / ({:.1} + {:.1}) = {ratio:.2}  (target <= {SCALE_TARGET}) {}",
+        ms(note),
+        ms(verify),
+        ms(bare),
+        verdict(ratio <= SCALE_TARGET)
+    );
+    let limit_kib = (2 * file as u64 + 16 * 1024 * 1024) / 1024;
+    let mut highest = 0;
+    for (name, r) in &runs {
+        let peak = r.iter().map(|r| r.max_rss_kib).max().unwrap_or(0);
+        highest = highest.max(peak);
+        println!(
+            "   {name:<18} {:>9.1} ms  peak RSS {peak:>7} KiB = {:.2}x the file",
+            ms(median(r.iter().map(|r| r.wall).collect())),
+            peak as f64 * 1024.0 / file as f64
+        );
+    }
+    println!(
+        "   highest peak RSS {highest} KiB against 2 x file + 16 MiB = {limit_kib} KiB {}",
+        verdict(highest <= limit_kib)
     );
 }
 
@@ -519,6 +604,7 @@ fn verdict(met: bool) -> &'static str {
 }
 
 fn main() {
+    relay::relay_if_asked();
     let bin = release_binary("bench-host");
     let scratch = Scratch::new("bench-host");
     let version = Cli {
@@ -534,8 +620,9 @@ fn main() {
     );
     let started = Instant::now();
     let small = write_latency(&bin, &scratch.0);
-    read_scaling(&bin, &scratch.0);
+    let (big, file) = read_scaling(&bin, &scratch.0);
     throughput(&small);
+    write_at_scale(&big, file);
     println!();
     println!("whole run: {:.1} s", started.elapsed().as_secs_f64());
     drop(scratch);

@@ -3,13 +3,13 @@
 //! mosaic-queue`, then `cargo run --release -p mosaic-queue --example bench-peer` (needs `br`
 //! 0.7.6 on PATH; `MOSAIC_QUEUE_BIN` names another build of the binary).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 use support::bench::{BENCH_QUEUE_MD, Scratch, queued_checkout, release_binary};
+use support::relay::{self, Run, measure};
 
 /// Items in each tool's store: the size the goals are stated at.
 const ITEMS: u64 = 1_000;
@@ -33,80 +33,6 @@ const WRITE_TARGET: f64 = 0.15;
 const LIST_TARGET: f64 = 0.10;
 const NEXT_TARGET: f64 = 0.10;
 const RSS_TARGET: f64 = 0.25;
-
-/// Set in the environment of this example re-run as the relay (see `relay`): the file it
-/// writes the measured child's figures to.
-const RELAY_VAR: &str = "BENCH_PEER_RELAY_REPORT";
-
-/// One finished process: its wall time from spawn to reaped exit, its peak resident set, and
-/// what it printed.
-struct Run {
-    wall: Duration,
-    max_rss_kib: u64,
-    stdout: Vec<u8>,
-}
-
-/// The relay: runs the program named by its arguments (stdio inherited), reaps it with `wait4`
-/// and writes `wall_ns max_rss_kib` to the report file, then exits with the child's status.
-/// Why a relay: Linux's `ru_maxrss` of a process counts the address space it had before its
-/// exec, which for a child of this bench is the bench's own (its outputs and ids make it
-/// bigger than a small tool); a child of this small relay starts from the relay's few pages
-/// instead (the `/bin/true` floor prints what is left). The clock runs in the relay, from
-/// spawn to reap of the tool, so the relay's own start is never timed.
-fn relay(report: &std::ffi::OsStr) -> ! {
-    let mut argv = std::env::args_os().skip(1);
-    let program = argv.next().expect("the relay names a program");
-    let mut cmd = Command::new(program);
-    cmd.args(argv).env_remove(RELAY_VAR);
-    let t = Instant::now();
-    let child = cmd.spawn().expect("the command starts");
-    let pid = libc::pid_t::try_from(child.id()).expect("a pid fits pid_t");
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain integers, so all-zero is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is this process's own child, not yet reaped (std's `Child` never waited
-    // on it); both pointers are to live locals of the right types.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = t.elapsed();
-    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    std::fs::write(
-        report,
-        format!("{} {}", wall.as_nanos(), usage.ru_maxrss.max(0)),
-    )
-    .expect("write the relay's report");
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    std::process::exit(if ok { 0 } else { 1 });
-}
-
-/// Runs `cmd` (a relay) to its end and returns the relayed child's figures. stdout is read to
-/// its end, as a pipe-reading caller would; stderr goes to a file beside the report.
-fn measure(mut cmd: Command, scratch: &Path) -> Run {
-    let (err_path, report) = (scratch.join("stderr"), scratch.join("report"));
-    let err = File::create(&err_path).expect("create the stderr file");
-    cmd.env(RELAY_VAR, &report)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(err));
-    let out = cmd.output().expect("the relay runs");
-    assert!(
-        out.status.success(),
-        "bench bug: {cmd:?} failed ({}): {}",
-        out.status,
-        std::fs::read_to_string(&err_path)
-            .unwrap_or_default()
-            .trim()
-    );
-    let report = std::fs::read_to_string(&report).expect("the relay reports");
-    let mut fields = report
-        .split(' ')
-        .map(|f| f.parse::<u64>().expect("a number"));
-    let (nanos, kib) = (fields.next(), fields.next());
-    Run {
-        wall: Duration::from_nanos(nanos.expect("wall time")),
-        max_rss_kib: kib.expect("max RSS"),
-        stdout: out.stdout,
-    }
-}
 
 /// Both tools run with the same minimal environment: PATH to find nothing else, HOME and
 /// XDG dirs in the scratch dir so neither reads a user's configuration, and no variable
@@ -235,9 +161,7 @@ fn verdict(ratio: f64, target: f64) -> &'static str {
 
 fn main() {
     // The relay first: a relay of the no-op run has both variables and must relay.
-    if let Some(report) = std::env::var_os(RELAY_VAR) {
-        relay(&report);
-    }
+    relay::relay_if_asked();
     if std::env::var_os(NOOP_VAR).is_some() {
         return;
     }
