@@ -157,7 +157,7 @@ fn list_json_prints_the_views_rows_without_reading_queue_json() {
 }
 
 #[test]
-fn a_view_whose_rows_do_not_hash_to_its_record_is_not_used() {
+fn a_view_whose_rows_do_not_match_its_checksum_is_not_used() {
     let repo = Repo::new("view-rows-hash");
     repo.run(
         &[
@@ -174,7 +174,7 @@ fn a_view_whose_rows_do_not_hash_to_its_record_is_not_used() {
     .ok();
     let listed = repo.run(&["list", "--json"], &[]).ok().to_owned();
     let shown = repo.run(&["show", "1"], &[]).ok().to_owned();
-    // The rows' text changes, still valid JSON, its hash and queue.json left as they were:
+    // The rows' text changes, still valid JSON, its checksum and queue.json left as they were:
     // neither the copied text (list --json) nor the parsed rows (show) may be believed.
     let view = repo.read(".git/mosaic-queue.view");
     repo.write(

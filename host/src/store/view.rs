@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use mosaic_queue_core::canon::{parse_canonical, to_canonical};
-use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::state::State;
 use mosaic_queue_core::{Queue, Row, Witness, splice};
 use serde::{Deserialize, Serialize};
@@ -23,9 +22,11 @@ struct View {
     canonical_root: String,
     branch: String,
     reasons: Vec<Reason>,
-    /// SHA-256 of the text of `rows` as it stands in this file: `list --json` prints that
-    /// text without parsing it, so every read checks it whole, and all reads trust the same.
-    rows_sha: String,
+    /// CRC-32 of the text of `rows` as it stands in this file: `list --json` prints that text
+    /// without parsing it, so every read checks it whole (a torn or damaged view), and all
+    /// reads trust the same. A checksum, not a digest: the view trusts its users as the rest
+    /// of the queue does, and CRC-32 costs a tenth of SHA-256 here.
+    rows_crc32: u32,
     /// Last, at the depth queue.json holds its own rows, so the text is the same.
     rows: Vec<Row>,
 }
@@ -100,7 +101,7 @@ fn try_record(
                 reason: r.to_owned(),
             })
             .collect(),
-        rows_sha: String::new(),
+        rows_crc32: 0,
         rows: Vec::new(),
     };
     // The rows' text is copied from queue.json, or serialized when it cannot be found there.
@@ -114,7 +115,7 @@ fn try_record(
         }
     };
     let view = View {
-        rows_sha: sha256_hex(rows),
+        rows_crc32: crc32fast::hash(rows),
         ..view
     };
     let bytes = splice::complete_last(to_canonical(&view), rows).ok_or_else(malformed)?;
@@ -144,7 +145,7 @@ fn current(io: &dyn Io, paths: &Paths, witness: &Witness, view: &View) -> bool {
     })
 }
 
-/// The rows' text as the view holds it, checked against its hash, with the state the rest
+/// The rows' text as the view holds it, checked against its checksum, with the state the rest
 /// of the view holds (its rows left empty): what `list --json` prints without parsing the
 /// rows and serializing them again. `None` sends the caller to `load`.
 pub struct Listing {
@@ -161,7 +162,7 @@ impl Listing {
 }
 
 /// The view as a `Listing`, when it describes exactly the queue.json on disk and the witness
-/// beside it and its rows' text hashes to what it recorded.
+/// beside it and its rows' text matches the checksum it recorded.
 pub fn load_listing(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<Listing> {
     let bytes = io.read(&view_path(paths), Kind::View).ok()?;
     let rows = splice::member_span(&bytes, "rows")?;
@@ -171,7 +172,9 @@ pub fn load_listing(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<Lis
     head.extend_from_slice(b"[]");
     head.extend_from_slice(&bytes[rows.end..]);
     let view: View = parse_canonical(&head).ok()?;
-    if !current(io, paths, witness, &view) || sha256_hex(&bytes[rows.clone()]) != view.rows_sha {
+    if !current(io, paths, witness, &view)
+        || crc32fast::hash(&bytes[rows.clone()]) != view.rows_crc32
+    {
         return None;
     }
     Some(Listing {
@@ -187,7 +190,7 @@ pub fn load(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<State> {
     let bytes = io.read(&view_path(paths), Kind::View).ok()?;
     let rows = splice::member_span(&bytes, "rows")?;
     let view: View = parse_canonical(&bytes).ok()?;
-    let whole = sha256_hex(&bytes[rows]) == view.rows_sha;
+    let whole = crc32fast::hash(&bytes[rows]) == view.rows_crc32;
     (whole && current(io, paths, witness, &view)).then(|| state_of(view))
 }
 
