@@ -17,6 +17,22 @@ fn reads(repo: &Repo) -> Vec<String> {
     .collect()
 }
 
+/// A checkout after one note by the lead, which leaves a read view.
+fn noted(name: &str) -> Repo {
+    let repo = Repo::new(name);
+    let note = [
+        "note",
+        "1",
+        "first",
+        "--op",
+        "lead-note-one",
+        "--by",
+        "lead",
+    ];
+    repo.run(&note, &[]).ok();
+    repo
+}
+
 #[test]
 fn the_view_answers_exactly_as_the_full_read() {
     let repo = Repo::new("view-same");
@@ -81,20 +97,7 @@ fn the_view_answers_exactly_as_the_full_read() {
 
 #[test]
 fn a_view_that_does_not_match_the_file_is_not_used() {
-    let repo = Repo::new("view-forged");
-    repo.run(
-        &[
-            "note",
-            "1",
-            "first",
-            "--op",
-            "lead-note-one",
-            "--by",
-            "lead",
-        ],
-        &[],
-    )
-    .ok();
+    let repo = noted("view-forged");
     let honest = repo.read(".git/mosaic-queue.view");
     // A forged view with the right identity but other rows would be believed; the identity
     // guards against the file changing, not against a forger, as docs/decisions.md says.
@@ -131,20 +134,7 @@ fn calls(repo: &Repo, args: &[&str]) -> Vec<(String, String)> {
 
 #[test]
 fn list_json_prints_the_views_rows_without_reading_queue_json() {
-    let repo = Repo::new("view-listing");
-    repo.run(
-        &[
-            "note",
-            "1",
-            "first",
-            "--op",
-            "lead-note-one",
-            "--by",
-            "lead",
-        ],
-        &[],
-    )
-    .ok();
+    let repo = noted("view-listing");
     let reads: Vec<String> = calls(&repo, &["list", "--json"])
         .into_iter()
         .filter(|(op, _)| op == "read")
@@ -158,20 +148,7 @@ fn list_json_prints_the_views_rows_without_reading_queue_json() {
 
 #[test]
 fn a_view_whose_rows_do_not_match_its_checksum_is_not_used() {
-    let repo = Repo::new("view-rows-hash");
-    repo.run(
-        &[
-            "note",
-            "1",
-            "first",
-            "--op",
-            "lead-note-one",
-            "--by",
-            "lead",
-        ],
-        &[],
-    )
-    .ok();
+    let repo = noted("view-rows-hash");
     let listed = repo.run(&["list", "--json"], &[]).ok().to_owned();
     let shown = repo.run(&["show", "1"], &[]).ok().to_owned();
     // The rows' text changes, still valid JSON, its checksum and queue.json left as they were:
