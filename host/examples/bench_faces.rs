@@ -19,7 +19,8 @@ use support::workload::{Origin, Shape, Sim};
 const SANDBOX_TARGET: f64 = 2.0;
 const DEMO_TARGET: f64 = 3.0;
 const NODE_TARGET: f64 = 3.0;
-const NODE_WASM_TARGET: u64 = 250 * 1000;
+/// The Node module's size goal (docs/migration.md says why it is no longer 250 KB).
+const NODE_WASM_TARGET: u64 = 500 * 1000;
 
 /// Log entries in the benchmarked queue, and the prefix used as its base.
 const ENTRIES: u64 = 100_000;
