@@ -134,14 +134,7 @@ pub fn confirm_tail(
         id,
     });
     seam::step("confirm-temp-written");
-    let on_disk = io.read_matches(&paths.queue_json, Kind::QueueJson, &loaded.bytes);
-    if !matches!(on_disk, Ok(true)) {
-        let _ = io.remove(&temp);
-        return match on_disk {
-            Ok(_) => Err(StoreError::Changed),
-            Err(e) => Err(io_err("re-read", &paths.queue_json)(e)),
-        };
-    }
+    unchanged_since_load(io, paths, loaded, &temp)?;
     if let Err(e) = io.rename(&temp, &paths.queue_json) {
         let _ = io.remove(&temp);
         return Err(not_durable("rewriting queue.json")(e));
@@ -168,24 +161,35 @@ pub fn write_durably(
 ) -> Result<Durable, StoreError> {
     let bytes =
         splice::appended(new.file(), &loaded.bytes, loaded_rows).unwrap_or_else(|| new.to_bytes());
-    let (temp, bytes, staged) = stage(io, paths, bytes)?;
-    // The temp file goes whatever the re-read finds, a failed read included: a refusal or a
-    // failure leaves no file behind.
-    let on_disk = io.read_matches(&paths.queue_json, Kind::QueueJson, &loaded.bytes);
-    if !matches!(on_disk, Ok(true)) {
-        let _ = io.remove(&temp);
-        return match on_disk {
-            Ok(_) => Err(StoreError::Changed),
-            Err(e) => Err(io_err("re-read", &paths.queue_json)(e)),
-        };
-    }
-    if let Err(e) = io.rename(&temp, &paths.queue_json) {
-        let _ = io.remove(&temp);
+    let staged = stage(io, paths, bytes)?;
+    unchanged_since_load(io, paths, loaded, &staged.temp)?;
+    if let Err(e) = io.rename(&staged.temp, &paths.queue_json) {
+        let _ = io.remove(&staged.temp);
         return Err(io_err("rename over", &paths.queue_json)(e));
     }
     seam::step("queue-renamed");
-    let prev = loaded.checked_witness();
-    settle(io, paths, new, prev, (&bytes, staged), md, at)
+    settle(io, paths, new, loaded.checked_witness(), &staged, md, at)
+}
+
+/// Checks that queue.json still holds the bytes `loaded` read, before `temp` is renamed over
+/// it. The temp file goes whatever the re-read finds, a failed read included: a refusal or a
+/// failure leaves no file behind.
+fn unchanged_since_load(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    temp: &Path,
+) -> Result<(), StoreError> {
+    match io.read_matches(&paths.queue_json, Kind::QueueJson, &loaded.bytes) {
+        Ok(true) => Ok(()),
+        on_disk => {
+            let _ = io.remove(temp);
+            match on_disk {
+                Err(e) => Err(io_err("re-read", &paths.queue_json)(e)),
+                Ok(_) => Err(StoreError::Changed),
+            }
+        }
+    }
 }
 
 /// Writes the first queue.json (genesis). The file is linked into place, never renamed, so a
@@ -197,17 +201,31 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let (temp, bytes, staged) = stage(io, paths, queue.to_bytes())?;
-    let linked = io.link(&temp, &paths.queue_json);
-    let _ = io.remove(&temp);
+    let staged = stage(io, paths, queue.to_bytes())?;
+    let linked = io.link(&staged.temp, &paths.queue_json);
+    let _ = io.remove(&staged.temp);
     linked.map_err(io_err("create", &paths.queue_json))?;
     seam::step("queue-renamed");
-    settle(io, paths, queue, None, (&bytes, staged), md, at)
+    settle(io, paths, queue, None, &staged, md, at)
 }
 
 /// What `stage` wrote: the temp file, its bytes, and its identity once written (`None` when
-/// it could not be read back, which only costs the read view).
-type Staged = (PathBuf, Vec<u8>, Option<FileId>);
+/// it could not be stat'ed, which only costs the read view).
+struct Staged {
+    temp: PathBuf,
+    bytes: Vec<u8>,
+    id: Option<FileId>,
+}
+
+impl Staged {
+    /// What the read view records once these bytes are renamed into place.
+    fn written(&self) -> Option<Written<'_>> {
+        self.id.map(|id| Written {
+            bytes: &self.bytes,
+            id,
+        })
+    }
+}
 
 /// Before the new file is visible: sweep leftovers, write and fsync the temp file.
 fn stage(io: &dyn Io, paths: &Paths, bytes: Vec<u8>) -> Result<Staged, StoreError> {
@@ -220,24 +238,22 @@ fn stage(io: &dyn Io, paths: &Paths, bytes: Vec<u8>) -> Result<Staged, StoreErro
         return Err(io_err("write", &temp)(e));
     }
     seam::step("queue-temp-written");
-    let staged = io.file_id(&temp).ok();
-    Ok((temp, bytes, staged))
+    let id = io.file_id(&temp).ok();
+    Ok(Staged { temp, bytes, id })
 }
 
 /// After the new file is visible: the directory fsync and the witness (durable), then the
 /// table. A failure from here on leaves the revision visible but unacknowledged (exit 3).
-/// `written` is the bytes now in queue.json and the identity of the temp file that held them.
+/// `staged` is what is now in queue.json.
 fn settle(
     io: &dyn Io,
     paths: &Paths,
     queue: &Queue,
     prev: Option<&Witness>,
-    written: (&[u8], Option<FileId>),
+    staged: &Staged,
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let (bytes, staged) = written;
-    let written = staged.map(|id| Written { bytes, id });
     let rev = queue.revision();
     io.sync_dir(&paths.plans)
         .map_err(|source| StoreError::NotDurable {
@@ -246,7 +262,8 @@ fn settle(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let witness = write_witness(io, paths, queue, prev, &sha256_hex(bytes), at, written)?;
+    let sha = sha256_hex(&staged.bytes);
+    let witness = write_witness(io, paths, queue, prev, &sha, at, staged.written())?;
     write_table(io, paths, queue, md)
         .map_err(|source| StoreError::TableNotWritten { rev, source })?;
     Ok(Durable { rev, witness })
