@@ -500,8 +500,8 @@ fn link_into(io: &dyn Io, temp: &Temp<'_>, target: &Path) -> Result<bool, LockEr
 
 /// Whether the lock file at `path` still holds exactly `seen`.
 fn still_holds(io: &dyn Io, path: &Path, seen: &[u8]) -> Result<bool, LockError> {
-    match io.read(path, Kind::Lock) {
-        Ok(now) => Ok(now == seen),
+    match io.read_matches(path, Kind::Lock, seen) {
+        Ok(same) => Ok(same),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(io_err("re-read", path)(e)),
     }
