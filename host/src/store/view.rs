@@ -88,7 +88,18 @@ fn try_record(
     if same(&before) != same(&written.id) {
         return Ok(());
     }
+    // The rows' text is copied from queue.json, or serialized when it cannot be found there.
+    let serialized;
+    let rows = match splice::member_span(written.bytes, "rows") {
+        Some(span) => &written.bytes[span],
+        None => {
+            serialized = to_canonical(&RowsOnly { rows: queue.rows() });
+            let span = splice::member_span(&serialized, "rows").ok_or_else(malformed)?;
+            &serialized[span]
+        }
+    };
     let state = queue.state();
+    // Serialized with no rows, then completed with their text.
     let view = View {
         revision: queue.revision(),
         file_sha: file_sha.to_owned(),
@@ -102,22 +113,8 @@ fn try_record(
                 reason: r.to_owned(),
             })
             .collect(),
-        rows_crc32: 0,
-        rows: Vec::new(),
-    };
-    // The rows' text is copied from queue.json, or serialized when it cannot be found there.
-    let serialized;
-    let rows = match splice::member_span(written.bytes, "rows") {
-        Some(span) => &written.bytes[span],
-        None => {
-            serialized = to_canonical(&RowsOnly { rows: queue.rows() });
-            let span = splice::member_span(&serialized, "rows").ok_or_else(malformed)?;
-            &serialized[span]
-        }
-    };
-    let view = View {
         rows_crc32: crc32fast::hash(rows),
-        ..view
+        rows: Vec::new(),
     };
     let bytes = splice::complete_last(to_canonical(&view), rows).ok_or_else(malformed)?;
     replace(io, &view_path(paths), &bytes)
