@@ -375,14 +375,14 @@ impl<'io> Session<'io> {
     ) -> Result<(Outcome, Queue), E> {
         let mut loaded = self.load()?;
         checkout::check_genesis_committed(&self.paths).map_err(SessionError::from)?;
+        // The rows as loaded, for the write to keep the text of those the change left alone.
+        let loaded_rows = loaded.queue.rows().to_vec();
         // The core decides on the loaded queue itself rather than a copy (a copy of a large
         // queue costs as much as the decision): a refusal returns before anything is written,
         // a recorded op or nothing to take leaves it as loaded, and an applied change leaves
         // the new queue beside the bytes and witness it was loaded from, which is what the
         // write needs. The table check then sees one entry more, whose render no table on
         // disk can hold yet, so it decides as it would on the loaded queue.
-        // The rows as loaded, for the write to keep the text of those the change left alone.
-        let loaded_rows = loaded.queue.rows().to_vec();
         let outcome = loaded
             .queue
             .execute(command, op, by, &self.at)
