@@ -7,14 +7,14 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command as Process, Output, Stdio};
+use std::process::{Command as Process, Output};
 use std::time::{Duration, Instant};
 
 use mosaic_queue::clock;
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::sha256_hex;
 use mosaic_queue_core::table;
-use support::bench::{Scratch, new_repo, queued_checkout, release_binary};
+use support::bench::{Scratch, cleared, new_repo, queued_checkout, release_binary};
 use support::git;
 use support::relay::{self, Run, measure, relayed};
 
@@ -40,17 +40,6 @@ const BIG_LOG: u64 = 100_000;
 /// Runs of each command at the bigger log (each costs a replay of the whole file).
 const SCALE_RUNS: usize = 3;
 
-/// Variables that would point git or the CLI somewhere else, or change how it behaves.
-const CLEARED: &[&str] = &[
-    "MOSAIC_AGENT_NAME",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "MOSAIC_KILL_AT",
-    "MOSAIC_LOCK_WAIT_MS",
-];
-
 const QUEUE_MD: &str = "\
 # Queue
 
@@ -66,14 +55,6 @@ Hand-written footer.
 ";
 
 // ---- the binary, processes and scratch directories ----
-
-fn cleared(mut cmd: Process) -> Process {
-    for var in CLEARED {
-        cmd.env_remove(var);
-    }
-    cmd.stdin(Stdio::null());
-    cmd
-}
 
 /// Runs the CLI in a checkout.
 #[derive(Clone)]

@@ -7,48 +7,17 @@
 //! another build of the binary).
 
 use std::path::Path;
-use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use support::bench::{BENCH_QUEUE_MD, Scratch, queued_checkout, release_binary};
+use support::bench::{BENCH_QUEUE_MD, Scratch, queued_checkout, release_binary, run_ok};
 
 /// Rows in the queue, and rounds (one move and one take each).
 const ROWS: u64 = 400;
 const ROUNDS: u64 = 60;
 
-const CLEARED: &[&str] = &[
-    "MOSAIC_AGENT_NAME",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "MOSAIC_KILL_AT",
-    "MOSAIC_LOCK_WAIT_MS",
-    "MOSAIC_NOW_MS",
-];
-
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> String {
-    let mut cmd = Process::new(bin);
-    for var in CLEARED {
-        cmd.env_remove(var);
-    }
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs");
-    assert!(
-        out.status.success(),
-        "bench bug: {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 fn timed(bin: &Path, dir: &Path, args: &[&str]) -> (Duration, String) {
     let t = Instant::now();
-    let out = run(bin, dir, args);
+    let out = run_ok(bin, dir, args);
     (t.elapsed(), out)
 }
 
@@ -62,7 +31,7 @@ fn main() {
     let scratch = Scratch::new("bench-take");
     let root = queued_checkout(&bin, &scratch.0, ROWS, BENCH_QUEUE_MD);
     // The first take moves the queue to semantics 3; both kinds of write are timed after it.
-    run(
+    run_ok(
         &bin,
         &root,
         &["take", "--op", "warm-take-0", "--by", "warm"],

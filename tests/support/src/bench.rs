@@ -92,22 +92,34 @@ pub fn queued_checkout(bin: &Path, dir: &Path, rows: u64, queue_md: &str) -> Pat
         "--by",
         "jason",
     ];
-    let mut cmd = Command::new(bin);
+    run_ok(bin, &root, &args);
+    git(&root, &["add", "docs/plans"]);
+    git(&root, &["commit", "-q", "-m", "queue genesis"]);
+    root
+}
+
+/// `cmd` with the variables that would point the binary at another repository or change how
+/// it behaves removed (those the end-to-end tests remove), and no stdin: how the benches run
+/// the binary.
+pub fn cleared(mut cmd: Command) -> Command {
     for var in CLEARED {
         cmd.env_remove(var);
     }
-    let out = cmd
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// Runs `bin` with `args` in `dir`, which must succeed; its stdout.
+pub fn run_ok(bin: &Path, dir: &Path, args: &[&str]) -> String {
+    let out = cleared(Command::new(bin))
         .args(args)
-        .current_dir(&root)
-        .stdin(Stdio::null())
+        .current_dir(dir)
         .output()
         .expect("the binary runs");
     assert!(
         out.status.success(),
-        "bench bug: genesis failed: {}",
+        "bench bug: {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr).trim()
     );
-    git(&root, &["add", "docs/plans"]);
-    git(&root, &["commit", "-q", "-m", "queue genesis"]);
-    root
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
