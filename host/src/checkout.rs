@@ -234,19 +234,7 @@ mod tests {
             std::env::temp_dir().join(format!("mosaic-checkout-head-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).unwrap();
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(&root)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        git(&["init", "-q", "-b", "main"]);
+        support::git(&root, &["init", "-q", "-b", "main"]);
         let paths = locate_ignoring_env(&root).unwrap();
         assert_eq!(head_branch(&paths).as_deref(), Some("main"));
         // Another process switches branches while this one holds the handle.
