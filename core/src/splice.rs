@@ -1,6 +1,7 @@
 //! Canonical bytes built from canonical bytes already written. A change appends one entry to
-//! a log whose text the file on disk already holds, so the new file reuses that text and
-//! serializes only the head and the new entry; the host's read view reuses the rows' text.
+//! a log whose text the file on disk already holds, so the new file reuses that text and the
+//! text of every row the change left alone, and serializes only the head, the new entry and
+//! the changed rows; the host's read view reuses the rows' text.
 //! Every step of every scenario (core/tests) checks the splice against the whole serialization.
 
 use alloc::vec::Vec;
