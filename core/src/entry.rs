@@ -2,6 +2,7 @@
 //! `verb`, which canonical order puts first, so the entry deserializer reads `verb` and then
 //! parses `args` straight into that verb's struct (no intermediate JSON value).
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -119,23 +120,25 @@ impl fmt::Display for Verb {
     }
 }
 
-/// The normalized arguments of an entry, one struct per verb.
+/// The normalized arguments of an entry, one struct per verb. The larger structs are boxed so
+/// that every entry of a long log does not take the room of the largest (an `add`): a `note`
+/// or an `assign`, most of a log, stays a third of the size it would be.
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 #[serde(untagged)]
 pub enum Args {
-    Genesis(GenesisArgs),
-    Add(AddArgs),
-    Move(MoveArgs),
+    Genesis(Box<GenesisArgs>),
+    Add(Box<AddArgs>),
+    Move(Box<MoveArgs>),
     Release(IdArgs),
     Assign(AssignArgs),
     Note(NoteArgs),
-    Set(SetArgs),
-    AcceptHistory(AcceptHistoryArgs),
+    Set(Box<SetArgs>),
+    AcceptHistory(Box<AcceptHistoryArgs>),
     ReviewRequest(IdArgs),
-    ReviewOutcome(OutcomeArgs),
+    ReviewOutcome(Box<OutcomeArgs>),
     ReviewResolve(ResolveArgs),
-    ReviewAbandon(AbandonArgs),
-    ReviewRecord(RecordArgs),
+    ReviewAbandon(Box<AbandonArgs>),
+    ReviewRecord(Box<RecordArgs>),
     /// `take`: the row `next` named for the actor, fixed when the entry is written.
     Take(IdArgs),
 }
@@ -474,19 +477,21 @@ impl<'de> DeserializeSeed<'de> for ArgsSeed {
     type Value = Args;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Args, D::Error> {
         Ok(match self.0 {
-            Verb::Genesis => Args::Genesis(GenesisArgs::deserialize(d)?),
-            Verb::Add => Args::Add(AddArgs::deserialize(d)?),
-            Verb::Move => Args::Move(MoveArgs::deserialize(d)?),
+            Verb::Genesis => Args::Genesis(Box::new(GenesisArgs::deserialize(d)?)),
+            Verb::Add => Args::Add(Box::new(AddArgs::deserialize(d)?)),
+            Verb::Move => Args::Move(Box::new(MoveArgs::deserialize(d)?)),
             Verb::Release => Args::Release(IdArgs::deserialize(d)?),
             Verb::Assign => Args::Assign(AssignArgs::deserialize(d)?),
             Verb::Note => Args::Note(NoteArgs::deserialize(d)?),
-            Verb::Set => Args::Set(SetArgs::deserialize(d)?),
-            Verb::AcceptHistory => Args::AcceptHistory(AcceptHistoryArgs::deserialize(d)?),
+            Verb::Set => Args::Set(Box::new(SetArgs::deserialize(d)?)),
+            Verb::AcceptHistory => {
+                Args::AcceptHistory(Box::new(AcceptHistoryArgs::deserialize(d)?))
+            }
             Verb::ReviewRequest => Args::ReviewRequest(IdArgs::deserialize(d)?),
-            Verb::ReviewOutcome => Args::ReviewOutcome(OutcomeArgs::deserialize(d)?),
+            Verb::ReviewOutcome => Args::ReviewOutcome(Box::new(OutcomeArgs::deserialize(d)?)),
             Verb::ReviewResolve => Args::ReviewResolve(ResolveArgs::deserialize(d)?),
-            Verb::ReviewAbandon => Args::ReviewAbandon(AbandonArgs::deserialize(d)?),
-            Verb::ReviewRecord => Args::ReviewRecord(RecordArgs::deserialize(d)?),
+            Verb::ReviewAbandon => Args::ReviewAbandon(Box::new(AbandonArgs::deserialize(d)?)),
+            Verb::ReviewRecord => Args::ReviewRecord(Box::new(RecordArgs::deserialize(d)?)),
             Verb::Take => Args::Take(IdArgs::deserialize(d)?),
         })
     }

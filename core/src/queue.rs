@@ -2,6 +2,7 @@
 //! starts a file, `execute` turns a command into a new entry (or finds it already recorded).
 //! The host does the I/O around these calls; nothing here reads a clock or a file.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -112,7 +113,7 @@ impl Queue {
             },
             state: State::default(),
         };
-        let args = Args::Genesis(args);
+        let args = Args::Genesis(Box::new(args));
         admission::check(&args, op)?;
         let receipt = queue.append_new(args, op, by, at, PLAIN_SEMANTICS, true)?;
         Ok((queue, receipt))

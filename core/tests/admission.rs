@@ -240,12 +240,12 @@ fn entries_written_before_the_rules_still_replay_and_retry() {
         });
         q.append_entry(args, op, "jason", AT, 2).unwrap();
     }
-    let issues = Args::Set(SetArgs {
+    let issues = Args::Set(Box::new(SetArgs {
         id: 1,
         field: SetField::Issues,
         value: SetValue::Numbers((1..=100).collect()),
         reason: None,
-    });
+    }));
     q.append_entry(issues, "jason-issues-100", "jason", AT, 2)
         .unwrap();
     let bytes = q.to_bytes();

@@ -123,7 +123,7 @@ fn a_manifest_is_stored_once_and_found_from_its_round() {
     // Written under semantics 2 (files in the field), the text is in both places and replays.
     let mut old = basic();
     old.append_entry(
-        Args::Move(to_review(&text)),
+        Args::Move(Box::new(to_review(&text))),
         "darkwing-1-review",
         "darkwing",
         AT,

@@ -8,6 +8,7 @@ mod genesis;
 mod moves;
 pub mod numbers;
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -153,7 +154,7 @@ impl Command {
     /// it (`take` names the row `next` gives `by`).
     pub fn normalize(&self, state: &State, rev: u64, by: &str) -> Result<Args, VerbError> {
         Ok(match self {
-            Command::Add(n) => Args::Add(AddArgs {
+            Command::Add(n) => Args::Add(Box::new(AddArgs {
                 id: state.next_id(),
                 piece: n.piece.clone(),
                 owner: n.owner.clone(),
@@ -164,18 +165,18 @@ impl Command {
                 brief: non_empty(&n.brief),
                 note: non_empty(&n.note),
                 after: sorted_unique(&n.after),
-            }),
-            Command::Move(m) => Args::Move(MoveArgs {
+            })),
+            Command::Move(m) => Args::Move(Box::new(MoveArgs {
                 reason: non_empty(&m.reason),
                 ..m.clone()
-            }),
+            })),
             Command::Release(a) => Args::Release(a.clone()),
             Command::Assign(a) => Args::Assign(a.clone()),
             Command::Note(a) => Args::Note(NoteArgs {
                 id: a.id,
                 text: non_empty(&a.text),
             }),
-            Command::Set(a) => Args::Set(SetArgs {
+            Command::Set(a) => Args::Set(Box::new(SetArgs {
                 value: match &a.value {
                     SetValue::Text(t) => SetValue::Text(non_empty(t)),
                     SetValue::Numbers(n) => SetValue::Numbers(sorted_unique(n)),
@@ -183,22 +184,22 @@ impl Command {
                 },
                 reason: non_empty(&a.reason),
                 ..a.clone()
-            }),
+            })),
             Command::AcceptHistory(a) => {
                 if !a.yes {
                     return Err(VerbError::NeedsConfirmation {
                         what: "accept-history",
                     });
                 }
-                Args::AcceptHistory(AcceptHistoryArgs {
+                Args::AcceptHistory(Box::new(AcceptHistoryArgs {
                     reason: a.reason.clone(),
                     old_witness: a.old_witness.clone(),
                     new_revision: rev,
                     notice: String::from(AT_MOST_ONCE_NOTICE),
-                })
+                }))
             }
             Command::ReviewRequest(a) => Args::ReviewRequest(a.clone()),
-            Command::ReviewOutcome(a) => Args::ReviewOutcome(a.clone()),
+            Command::ReviewOutcome(a) => Args::ReviewOutcome(Box::new(a.clone())),
             Command::ReviewResolve(a) => Args::ReviewResolve(a.clone()),
             Command::ReviewAbandon(a) => {
                 if !a.yes {
@@ -206,13 +207,13 @@ impl Command {
                         what: "review abandon",
                     });
                 }
-                Args::ReviewAbandon(AbandonArgs {
+                Args::ReviewAbandon(Box::new(AbandonArgs {
                     id: a.id,
                     attempt: a.attempt.clone(),
                     reason: a.reason.clone(),
-                })
+                }))
             }
-            Command::ReviewRecord(a) => Args::ReviewRecord(a.clone()),
+            Command::ReviewRecord(a) => Args::ReviewRecord(Box::new(a.clone())),
             Command::Take(_) => match next::take_pick(&state.rows, by) {
                 next::Pick::Row(id) => Args::Take(IdArgs { id }),
                 _ => {
