@@ -58,18 +58,45 @@ struct Head<'a> {
     log: &'a [Entry],
 }
 
-/// `to_canonical(file)` when `prev` is the canonical bytes of `file` before its last entry
-/// was appended (the file a change loaded and verified) and `prev_rows` the rows `prev` holds
-/// (or none, when the caller kept no copy): the log's text is taken from `prev`, and so is
-/// the text of every row equal to the row at the same place in `prev_rows`; only the head,
-/// the new entry and the changed or added rows are serialized. `None` when `prev` has no
+/// A new file made of three pieces: `head` (the top-level members through the rows, and the
+/// log's key), the text `reused` from the loaded bytes (the log's entries as they were), and
+/// `tail` (the new entry and the closing lines). The pieces are written one after another, so
+/// a write at a long log never holds a second copy of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spliced {
+    pub head: Vec<u8>,
+    pub reused: Range<usize>,
+    pub tail: Vec<u8>,
+}
+
+impl Spliced {
+    /// The file's bytes in order, `prev` being the bytes `appended` was given.
+    pub fn pieces<'a>(&'a self, prev: &'a [u8]) -> [&'a [u8]; 3] {
+        [&self.head, &prev[self.reused.clone()], &self.tail]
+    }
+
+    /// The file's bytes in one buffer (for tests and callers that need them whole).
+    pub fn to_vec(&self, prev: &[u8]) -> Vec<u8> {
+        self.pieces(prev).concat()
+    }
+}
+
+/// `to_canonical(file)`, in pieces, when `prev` is the canonical bytes of `file` before its
+/// last entry was appended (the file a change loaded and verified) and `prev_rows` the rows
+/// `prev` holds (or none, when the caller kept no copy): the log's text is taken from `prev`,
+/// and so is the text of every row equal to the row at the same place in `prev_rows`; only the
+/// head, the new entry and the changed or added rows are serialized. `None` when `prev` has no
 /// entry or not that shape; the caller then serializes the whole file.
-pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Vec<u8>> {
+pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Spliced> {
     let entry = file.log.last()?;
     let rows_span = member_span(prev, "rows")?;
     let log_span = member_span(prev, "log")?;
     // "[\n    {...},\n    {...}\n  ]": the entries' text without the closing line.
-    let entries = prev[log_span].strip_suffix(b"\n  ]")?;
+    let entries_at = log_span.start..log_span.end.checked_sub(b"\n  ]".len())?;
+    if !prev[log_span].ends_with(b"\n  ]") {
+        return None;
+    }
+    let entries = &prev[entries_at.clone()];
     // Each entry opens a line indented by four spaces (its own members by six): `prev` must
     // hold exactly the entries before the last one, or the splice would drop or repeat some.
     let held = memchr::memmem::find_iter(entries, b"\n    {").count();
@@ -93,7 +120,7 @@ pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Vec<
         log: &[],
     });
     let (rows_at, log_at) = (member_span(&head, "rows")?, member_span(&head, "log")?);
-    let mut out = Vec::with_capacity(prev.len() + entry.receipt.len() * 4 + 4096);
+    let mut out = Vec::with_capacity(rows_span.len() + 4096);
     out.extend_from_slice(&head[..rows_at.start]);
     if file.rows.is_empty() {
         out.extend_from_slice(b"[]");
@@ -114,12 +141,16 @@ pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Vec<
         out.extend_from_slice(b"\n  ]");
     }
     out.extend_from_slice(&head[rows_at.end..log_at.start]);
-    out.extend_from_slice(entries);
-    out.extend_from_slice(b",\n");
-    indented(&mut out, &to_canonical(entry));
-    out.extend_from_slice(b"\n  ]");
-    out.extend_from_slice(&head[log_at.end..]);
-    Some(out)
+    let mut tail = Vec::with_capacity(entry.receipt.len() * 4 + 1024);
+    tail.extend_from_slice(b",\n");
+    indented(&mut tail, &to_canonical(entry));
+    tail.extend_from_slice(b"\n  ]");
+    tail.extend_from_slice(&head[log_at.end..]);
+    Some(Spliced {
+        head: out,
+        reused: entries_at,
+        tail,
+    })
 }
 
 /// Appends canonical bytes of an array item (one trailing newline) as they stand two levels
@@ -214,6 +245,7 @@ mod tests {
         assert_eq!(appended(&file, GOLDEN[0].as_bytes(), &[]), None);
         let mut longer = file.clone();
         longer.log.push(file.log[0].clone());
-        assert!(appended(&longer, GOLDEN[0].as_bytes(), &file.rows).is_some());
+        let spliced = appended(&longer, GOLDEN[0].as_bytes(), &file.rows).unwrap();
+        assert_eq!(spliced.to_vec(GOLDEN[0].as_bytes()), to_canonical(&longer));
     }
 }

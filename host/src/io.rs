@@ -316,7 +316,13 @@ pub trait Io {
         Ok(self.read(path, kind)? == expected)
     }
     /// Creates `path` (which must not exist), writes `bytes` and fsyncs the file.
-    fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+    fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.create_synced_pieces(path, &[bytes])
+    }
+    /// `create_synced` of the pieces' bytes one after another, as one write call: a file
+    /// spliced from text already in memory (the log a change loaded) is written without first
+    /// copying it whole.
+    fn create_synced_pieces(&self, path: &Path, pieces: &[&[u8]]) -> io::Result<()>;
     /// `create_synced` without the fsync: only for the read view, a cache whose reader falls
     /// back to queue.json when a crash left it missing, torn or stale.
     fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
@@ -346,7 +352,8 @@ pub enum Call<'a> {
     Stat(&'a Path),
     Statfs(&'a Path),
     Create(&'a Path),
-    Write(&'a Path, &'a [u8]),
+    /// The bytes written: the pieces, one after another.
+    Write(&'a Path, &'a [&'a [u8]]),
     Fsync(&'a Path),
     Rename(&'a Path, &'a Path),
     Link(&'a Path, &'a Path),
@@ -390,8 +397,8 @@ impl Io for RealIo {
     fn read_matches(&self, path: &Path, kind: Kind, expected: &[u8]) -> io::Result<bool> {
         self.sys().read_matches(path, kind, expected)
     }
-    fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        self.sys().create_synced(path, bytes)
+    fn create_synced_pieces(&self, path: &Path, pieces: &[&[u8]]) -> io::Result<()> {
+        self.sys().create_synced_pieces(path, pieces)
     }
     fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.sys().create_unsynced(path, bytes)
@@ -440,16 +447,16 @@ impl Sys {
         Ok(out)
     }
 
-    /// Creates `path` exclusively (never through a symlink), writes `bytes` and, when `sync`,
-    /// fsyncs the file.
-    fn create_file(&self, path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
+    /// Creates `path` exclusively (never through a symlink), writes the pieces and, when
+    /// `sync`, fsyncs the file.
+    fn create_file(&self, path: &Path, pieces: &[&[u8]], sync: bool) -> io::Result<()> {
         let flags =
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC | OFlags::NOFOLLOW;
         let fd = self.call(Call::Create(path), || {
             Ok(fs::open(path, flags, Mode::from_raw_mode(0o644))?)
         })?;
         let mut file = std::fs::File::from(fd);
-        let filled = self.write_all(&mut file, path, bytes).and_then(|()| {
+        let filled = self.write_all(&mut file, path, pieces).and_then(|()| {
             if sync {
                 self.call(Call::Fsync(path), || Ok(fs::fsync(&file)?))
             } else {
@@ -463,20 +470,24 @@ impl Sys {
         filled
     }
 
-    fn write_all(&self, file: &mut std::fs::File, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        let short = match self.hook.map(|h| h.before(&Call::Write(path, bytes))) {
+    fn write_all(&self, file: &mut std::fs::File, path: &Path, pieces: &[&[u8]]) -> io::Result<()> {
+        let short = match self.hook.map(|h| h.before(&Call::Write(path, pieces))) {
             Some(Some(Fault::Fail(e))) => return Err(e),
             Some(Some(Fault::Short)) => true,
             _ => false,
         };
-        let landed = if short {
-            &bytes[..bytes.len() / 2]
-        } else {
-            bytes
-        };
-        io::Write::write_all(file, landed)?;
+        // A short write lands the first half of the whole, wherever the pieces split it.
+        let total: usize = pieces.iter().map(|p| p.len()).sum();
+        let mut left = if short { total / 2 } else { total };
+        let mut landed = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            let piece = &piece[..piece.len().min(left)];
+            left -= piece.len();
+            io::Write::write_all(file, piece)?;
+            landed.push(piece);
+        }
         if let Some(hook) = self.hook {
-            hook.after(&Call::Write(path, landed));
+            hook.after(&Call::Write(path, &landed));
         }
         if short {
             return Err(io::Error::from_raw_os_error(
@@ -498,12 +509,12 @@ impl Io for Sys {
 
     /// A file this call created and could not fill and fsync is removed again: nothing
     /// half-written is left behind, and a failed fsync's page cache is never trusted later.
-    fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        self.create_file(path, bytes, true)
+    fn create_synced_pieces(&self, path: &Path, pieces: &[&[u8]]) -> io::Result<()> {
+        self.create_file(path, pieces, true)
     }
 
     fn create_unsynced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        self.create_file(path, bytes, false)
+        self.create_file(path, &[bytes], false)
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
@@ -683,6 +694,45 @@ mod tests {
         assert!(!matches_checked(&file, Kind::QueueJson, &longer).unwrap());
         let e = matches_checked(&dir, Kind::QueueJson, &bytes).unwrap_err();
         assert!(matches!(refusal(&e), Some(Refusal::NotRegular { .. })));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Cuts every write short and keeps what each write call said it landed.
+    struct ShortWrites(std::sync::Mutex<Vec<Vec<u8>>>);
+
+    impl Hook for ShortWrites {
+        fn before(&self, call: &Call<'_>) -> Option<Fault> {
+            matches!(call, Call::Write(..)).then_some(Fault::Short)
+        }
+        fn after(&self, call: &Call<'_>) {
+            if let Call::Write(_, pieces) = call {
+                self.0.lock().unwrap().push(pieces.concat());
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_are_one_write_and_a_short_one_lands_half_the_whole() {
+        let dir = scratch("pieces");
+        let whole = dir.join("whole");
+        RealIo
+            .create_synced_pieces(&whole, &[b"head,", b"", b"reused log,", b"tail"])
+            .unwrap();
+        assert_eq!(std::fs::read(&whole).unwrap(), b"head,reused log,tail");
+        let hook: &'static ShortWrites = Box::leak(Box::new(ShortWrites(Default::default())));
+        let sys = Sys { hook: Some(hook) };
+        let cut = dir.join("cut");
+        let mut file = std::fs::File::create(&cut).unwrap();
+        // 20 bytes: the first 10 land, all of the first piece and half of the second.
+        let e = sys
+            .write_all(&mut file, &cut, &[b"head,", b"reused log,", b"tail"])
+            .unwrap_err();
+        assert_eq!(
+            e.raw_os_error(),
+            Some(rustix::io::Errno::NOSPC.raw_os_error())
+        );
+        assert_eq!(std::fs::read(&cut).unwrap(), b"head,reuse");
+        assert_eq!(*hook.0.lock().unwrap(), [b"head,reuse".to_vec()]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -123,7 +123,10 @@ fn describe(call: &Call<'_>) -> serde_json::Value {
         Call::Stat(a) => json!({"op": "stat", "path": p(a)}),
         Call::Statfs(a) => json!({"op": "statfs", "path": p(a)}),
         Call::Create(a) => json!({"op": "create", "path": p(a)}),
-        Call::Write(a, bytes) => json!({"op": "write", "path": p(a), "hex": hex(bytes)}),
+        Call::Write(a, pieces) => {
+            let hex: String = pieces.iter().map(|b| hex(b)).collect();
+            json!({"op": "write", "path": p(a), "hex": hex})
+        }
         Call::Fsync(a) => json!({"op": "fsync", "path": p(a)}),
         Call::Rename(a, b) => json!({"op": "rename", "path": p(a), "to": p(b)}),
         Call::Link(a, b) => json!({"op": "link", "path": p(a), "to": p(b)}),

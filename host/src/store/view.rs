@@ -49,8 +49,9 @@ fn view_path(paths: &Paths) -> std::path::PathBuf {
     paths.git_dir.join("mosaic-queue.view")
 }
 
-/// What a writer renamed into place as queue.json: the bytes, and the identity the temp file
-/// had once they were written and fsynced.
+/// What a writer renamed into place as queue.json: its bytes from the start through the rows
+/// at least (a spliced file is written in pieces, and the first holds the rows), and the
+/// identity the temp file had once they were written and fsynced.
 #[derive(Clone, Copy)]
 pub struct Written<'a> {
     pub bytes: &'a [u8],

@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::digest::sha256_hex;
+use mosaic_queue_core::digest::hex;
 use mosaic_queue_core::{Queue, Row, Witness, splice, table};
+use sha2::{Digest, Sha256};
 
 use super::view::Written;
 use super::{Loaded, Paths, StoreError, io_err};
@@ -159,9 +160,15 @@ pub fn write_durably(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let bytes =
-        splice::appended(new.file(), &loaded.bytes, loaded_rows).unwrap_or_else(|| new.to_bytes());
-    let staged = stage(io, paths, bytes)?;
+    let file = match splice::appended(new.file(), &loaded.bytes, loaded_rows) {
+        Some(spliced) => NewFile {
+            reused: &loaded.bytes[spliced.reused],
+            head: spliced.head,
+            tail: spliced.tail,
+        },
+        None => NewFile::whole(new.to_bytes()),
+    };
+    let staged = stage(io, paths, file)?;
     unchanged_since_load(io, paths, loaded, &staged.temp)?;
     if let Err(e) = io.rename(&staged.temp, &paths.queue_json) {
         let _ = io.remove(&staged.temp);
@@ -201,7 +208,7 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let staged = stage(io, paths, queue.to_bytes())?;
+    let staged = stage(io, paths, NewFile::whole(queue.to_bytes()))?;
     let linked = io.link(&staged.temp, &paths.queue_json);
     let _ = io.remove(&staged.temp);
     linked.map_err(io_err("create", &paths.queue_json))?;
@@ -209,37 +216,70 @@ pub fn create(
     settle(io, paths, queue, None, &staged, md, at)
 }
 
+/// A new queue.json: `head`, then `reused` (the log's text, borrowed from the loaded bytes
+/// when the file is spliced, else empty), then `tail`. `head` holds the rows whole.
+struct NewFile<'a> {
+    head: Vec<u8>,
+    reused: &'a [u8],
+    tail: Vec<u8>,
+}
+
+impl NewFile<'_> {
+    /// A file serialized whole.
+    fn whole(bytes: Vec<u8>) -> Self {
+        NewFile {
+            head: bytes,
+            reused: &[],
+            tail: Vec::new(),
+        }
+    }
+
+    fn pieces(&self) -> [&[u8]; 3] {
+        [&self.head, self.reused, &self.tail]
+    }
+
+    /// The SHA-256 of the whole file, in hex, as the witness records it.
+    fn sha256_hex(&self) -> String {
+        let mut hasher = Sha256::new();
+        for piece in self.pieces() {
+            hasher.update(piece);
+        }
+        hex(&hasher.finalize())
+    }
+}
+
 /// What `stage` wrote: the temp file, its bytes, and its identity once written (`None` when
 /// it could not be stat'ed, which only costs the read view).
-struct Staged {
+struct Staged<'a> {
     temp: PathBuf,
-    bytes: Vec<u8>,
+    file: NewFile<'a>,
     id: Option<FileId>,
 }
 
-impl Staged {
-    /// What the read view records once these bytes are renamed into place.
+impl Staged<'_> {
+    /// What the read view records once these bytes are renamed into place: it copies the
+    /// rows' text from the head.
     fn written(&self) -> Option<Written<'_>> {
         self.id.map(|id| Written {
-            bytes: &self.bytes,
+            bytes: &self.file.head,
             id,
         })
     }
 }
 
 /// Before the new file is visible: sweep leftovers, write and fsync the temp file.
-fn stage(io: &dyn Io, paths: &Paths, bytes: Vec<u8>) -> Result<Staged, StoreError> {
+fn stage<'a>(io: &dyn Io, paths: &Paths, file: NewFile<'a>) -> Result<Staged<'a>, StoreError> {
     sweep_temps(io, paths);
     let temp = temp_beside(&paths.queue_json);
     let _ = io.remove(&temp);
-    if let Err(e) = io.create_synced(&temp, &bytes) {
+    if let Err(e) = io.create_synced_pieces(&temp, &file.pieces()) {
         // A full disk leaves a partial temp file behind; a later `git add` would commit it.
         let _ = io.remove(&temp);
         return Err(io_err("write", &temp)(e));
     }
     seam::step("queue-temp-written");
     let id = io.file_id(&temp).ok();
-    Ok(Staged { temp, bytes, id })
+    Ok(Staged { temp, file, id })
 }
 
 /// After the new file is visible: the directory fsync and the witness (durable), then the
@@ -250,7 +290,7 @@ fn settle(
     paths: &Paths,
     queue: &Queue,
     prev: Option<&Witness>,
-    staged: &Staged,
+    staged: &Staged<'_>,
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
@@ -262,7 +302,7 @@ fn settle(
             source,
         })?;
     seam::step("queue-dir-synced");
-    let sha = sha256_hex(&staged.bytes);
+    let sha = staged.file.sha256_hex();
     let witness = write_witness(io, paths, queue, prev, &sha, at, staged.written())?;
     write_table(io, paths, queue, md)
         .map_err(|source| StoreError::TableNotWritten { rev, source })?;
@@ -295,7 +335,8 @@ mod tests {
         fn read(&self, path: &Path, kind: Kind) -> io::Result<Vec<u8>> {
             RealIo.read(path, kind)
         }
-        fn create_synced(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        fn create_synced_pieces(&self, path: &Path, pieces: &[&[u8]]) -> io::Result<()> {
+            let bytes = pieces.concat();
             RealIo.create_synced(path, &bytes[..bytes.len() / 2])?;
             Err(io::Error::from(io::ErrorKind::StorageFull))
         }
