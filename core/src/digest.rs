@@ -11,9 +11,14 @@ use crate::entry::Entry;
 use crate::error::WitnessError;
 use crate::model::{QueueFile, Witness};
 
+/// SHA-256 of `bytes`.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
+    hex(&sha256(bytes))
 }
 
 /// Lowercase hex of any byte string.

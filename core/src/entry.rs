@@ -9,6 +9,7 @@ use core::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::body::Body;
 use crate::model::{Status, VerdictKind, Witness};
 
 /// The newest semantics this core replays and writes: 4, the hardened table. Semantics 3 brought
@@ -38,7 +39,7 @@ pub struct Entry {
     pub semantics: u8,
     pub args: Args,
     pub receipt: String,
-    pub body: String,
+    pub body: Body,
 }
 
 /// The verbs that write a log entry.

@@ -7,6 +7,7 @@
 extern crate alloc;
 
 pub mod admission;
+pub mod body;
 pub mod canon;
 pub mod digest;
 pub mod entry;

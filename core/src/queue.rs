@@ -7,8 +7,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::admission;
+use crate::body::Body;
 use crate::canon;
-use crate::digest::{self, sha256_hex};
+use crate::digest;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
     PLAIN_SEMANTICS,
@@ -284,7 +285,7 @@ impl Queue {
             semantics,
             args,
             receipt: receipt.clone(),
-            body: sha256_hex(body.as_bytes()),
+            body: Body::Sha256(digest::sha256(body.as_bytes())),
         });
         self.file.revision = rev;
         self.file.rows.clone_from(&self.state.rows);

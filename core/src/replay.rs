@@ -7,7 +7,6 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::digest::is_hex;
 use crate::entry::Entry;
 use crate::error::ReplayError;
 use crate::model::{FORMAT_VERSION, QueueFile, Row};
@@ -46,7 +45,7 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
                 first: file.log[first].rev,
             });
         }
-        if !is_hex(&entry.body, 64) {
+        if !entry.body.is_digest() {
             return Err(ReplayError::BodyHash { rev: entry.rev });
         }
         let ctx = Ctx {

@@ -81,11 +81,11 @@ pub enum BodyStatus {
 pub fn body_status(log: &[Entry], body: &str) -> BodyStatus {
     let hash = sha256_hex(body.as_bytes());
     match log.last() {
-        Some(last) if last.body == hash => BodyStatus::Current,
+        Some(last) if last.body.spells(&hash) => BodyStatus::Current,
         _ => log
             .iter()
             .rev()
-            .find(|e| e.body == hash)
+            .find(|e| e.body.spells(&hash))
             .map_or(BodyStatus::Unknown, |e| BodyStatus::Stale { rev: e.rev }),
     }
 }
