@@ -73,3 +73,47 @@ pub unsafe extern "C" fn verify_snapshot(
 fn len32(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
 }
+
+/// `memcmp` for the module, eight bytes at a time.
+///
+/// On wasm32 there is no libc: `memcmp` comes from compiler-builtins, whose portable version
+/// compares one byte per loop iteration, and wasm has no instruction for it (bulk memory gives
+/// `memory.copy` and `memory.fill` only). Every string equality in the check lowers to it:
+/// the replay's receipts and rows, the reader's keys, the walk over a base's entries, where
+/// the native build calls the C library's vectorized one. The definition here is strong and
+/// compiler-builtins' is weak, so the linker takes this one; it exists only in the wasm32
+/// module, never in a native build.
+///
+/// # Safety
+/// `a` and `b` are readable for `n` bytes (the C contract).
+#[cfg(target_arch = "wasm32")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: `i + 8 <= n`, and both are readable for `n` bytes; wasm loads need no
+        // alignment.
+        let (x, y) = unsafe {
+            (
+                a.add(i).cast::<u64>().read_unaligned(),
+                b.add(i).cast::<u64>().read_unaligned(),
+            )
+        };
+        if x != y {
+            // Little-endian: the lowest differing bit lies in the first differing byte.
+            i += ((x ^ y).trailing_zeros() / 8) as usize;
+            // SAFETY: `i < n`, inside both buffers.
+            return unsafe { i32::from(*a.add(i)) - i32::from(*b.add(i)) };
+        }
+        i += 8;
+    }
+    while i < n {
+        // SAFETY: `i < n`.
+        let (x, y) = unsafe { (*a.add(i), *b.add(i)) };
+        if x != y {
+            return i32::from(x) - i32::from(y);
+        }
+        i += 1;
+    }
+    0
+}

@@ -11,7 +11,7 @@ pub struct Caps {
     pub memory: usize,
 }
 
-/// Fuel: a 100k-entry queue (45 MiB) checked against a 50k-entry base burns 3.8e9 units (2.4e9
+/// Fuel: a 100k-entry queue (45 MiB) checked against a 50k-entry base burns 3.5e9 units (2.3e9
 /// with no base, bench-faces); ten times that bounds a hostile input to seconds of CPU.
 const FUEL: u64 = 40_000_000_000;
 
