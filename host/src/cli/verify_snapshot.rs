@@ -2,11 +2,12 @@
 //! repository, reading only DIR/queue.json, DIR/QUEUE.md and the base. It certifies the pair
 //! and that its log extends the base; witness continuity is canonical verify's job.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::snapshot::FILES;
 use super::{CliResult, Failure};
-use crate::sandbox;
+use crate::sandbox::{self, Answer, Inputs, SandboxError};
 use crate::store::session::Kind;
 
 /// `verify --snapshot DIR [--base FILE]`: prints the verdict line.
@@ -21,27 +22,34 @@ pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
     let [json_name, md_name] = FILES;
     let json = super::read_file(&dir.join(json_name), Kind::SnapshotJson)?;
     let md = super::read_file(&dir.join(md_name), Kind::SnapshotMd)?;
+    let shown = base.map(|path| path.display().to_string());
     let base = match base {
-        Some(path) => Some((
-            super::read_file(path, Kind::Base)?,
-            path.display().to_string(),
-        )),
+        Some(path) => Some(super::read_file(path, Kind::Base)?),
         None => None,
     };
-    check_bytes(
-        &json,
-        &md,
-        base.as_ref().map(|(b, s)| (b.as_slice(), s.as_str())),
-    )
+    // The files' bytes are handed over, so each is freed once the sandbox holds its copy.
+    let answer = sandbox::verify(Inputs {
+        json: Cow::Owned(json),
+        md: Cow::Owned(md),
+        base: base.map(Cow::Owned),
+    });
+    verdict_line(answer, shown.as_deref())
 }
 
 /// The same verdict on bytes already in hand: `base` is the base's bytes and how to name it.
 /// `commit` verifies its snapshot through here, so both paths run the same sandboxed check.
 pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Result<String, Failure> {
-    let answer = sandbox::verify(json, md, base.map(|(b, _)| b))?;
-    let verdict = answer.map_err(|refusal| {
-        Failure::refused(refusal.message(base.map_or("", |(_, shown)| shown)))
-    })?;
+    let answer = sandbox::verify(Inputs::borrowed(json, md, base.map(|(b, _)| b)));
+    verdict_line(answer, base.map(|(_, shown)| shown))
+}
+
+/// The line for the sandbox's answer; `shown` names the base in a refusal.
+fn verdict_line(
+    answer: Result<Answer, SandboxError>,
+    shown: Option<&str>,
+) -> Result<String, Failure> {
+    let verdict =
+        answer?.map_err(|refusal| Failure::refused(refusal.message(shown.unwrap_or(""))))?;
     Ok(match verdict.base_revision {
         Some(base_rev) => format!(
             "ok verify --snapshot rev {} (extends base rev {base_rev})",

@@ -13,7 +13,7 @@ mod tests;
 pub use answer::{Answer, Reason, Refusal, native};
 pub use caps::Caps;
 pub use mosaic_queue_core::wire::Malformed;
-pub use runner::{Sandbox, Usage};
+pub use runner::{Inputs, Sandbox, Usage};
 
 use thiserror::Error;
 
@@ -65,6 +65,6 @@ impl SandboxError {
 }
 
 /// The embedded module run on a snapshot with the shipped caps: what the CLI calls.
-pub fn verify(json: &[u8], md: &[u8], base: Option<&[u8]>) -> Result<Answer, SandboxError> {
-    Sandbox::embedded()?.verify(Caps::shipped(), json, md, base)
+pub fn verify(inputs: Inputs<'_>) -> Result<Answer, SandboxError> {
+    Sandbox::embedded()?.verify_inputs(Caps::shipped(), inputs)
 }

@@ -3,6 +3,8 @@
 //! memory cap and remembers refusing it, and fuel bounds the instructions. Every way the run
 //! can end maps to an `Answer` or an error.
 
+use std::borrow::Cow;
+
 use wasmtime::{Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
 
 use super::{Answer, Caps, SandboxError, engine};
@@ -10,6 +12,25 @@ use mosaic_queue_core::wire::{self, Malformed};
 
 /// The module's tables never grow; this only bounds a module that tried.
 const TABLE_ELEMENTS: usize = 1 << 16;
+
+/// The three byte strings a check runs on. An owned one is dropped as soon as the module holds
+/// its copy, so a check of a long log does not hold it twice: `verify --snapshot` reads its
+/// files into buffers it gives away; `commit` lends bytes it still needs.
+pub struct Inputs<'a> {
+    pub json: Cow<'a, [u8]>,
+    pub md: Cow<'a, [u8]>,
+    pub base: Option<Cow<'a, [u8]>>,
+}
+
+impl<'a> Inputs<'a> {
+    pub fn borrowed(json: &'a [u8], md: &'a [u8], base: Option<&'a [u8]>) -> Inputs<'a> {
+        Inputs {
+            json: Cow::Borrowed(json),
+            md: Cow::Borrowed(md),
+            base: base.map(Cow::Borrowed),
+        }
+    }
+}
 
 /// A loaded sandbox module, ready to verify snapshots.
 pub struct Sandbox {
@@ -78,12 +99,21 @@ impl Sandbox {
         md: &[u8],
         base: Option<&[u8]>,
     ) -> (Result<Answer, SandboxError>, Usage) {
+        self.run_metered(caps, Inputs::borrowed(json, md, base))
+    }
+
+    /// `verify` on inputs that may be owned (dropped once copied in).
+    pub fn verify_inputs(&self, caps: Caps, inputs: Inputs<'_>) -> Result<Answer, SandboxError> {
+        self.run_metered(caps, inputs).0
+    }
+
+    fn run_metered(&self, caps: Caps, inputs: Inputs<'_>) -> (Result<Answer, SandboxError>, Usage) {
         let mut store = Store::new(&self.engine, Guard::new(caps.memory));
         store.limiter(|guard| guard);
         if let Err(e) = store.set_fuel(caps.fuel) {
             return (Err(broken("fuel", &e)), Usage::default());
         }
-        let result = match run(&mut store, &self.module, json, md, base) {
+        let result = match run(&mut store, &self.module, inputs) {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(malformed)) => Err(SandboxError::Broken(malformed.to_string())),
             Err(e) => Err(classify(store.data(), caps, &e)),
@@ -161,9 +191,7 @@ struct Exports {
 fn run(
     store: &mut Store<Guard>,
     module: &Module,
-    json: &[u8],
-    md: &[u8],
-    base: Option<&[u8]>,
+    inputs: Inputs<'_>,
 ) -> wasmtime::Result<Result<Answer, Malformed>> {
     let instance = Instance::new(&mut *store, module, &[])?;
     let ex = Exports {
@@ -174,9 +202,15 @@ fn run(
         free: instance.get_typed_func(&mut *store, "free")?,
         verify: instance.get_typed_func(&mut *store, "verify_snapshot")?,
     };
-    let (json_at, md_at) = (put(store, &ex, json)?, put(store, &ex, md)?);
+    // Each input goes as soon as the module holds its copy (owned ones are freed here).
+    let Inputs { json, md, base } = inputs;
+    let json_at = put(store, &ex, &json)?;
+    drop(json);
+    let md_at = put(store, &ex, &md)?;
+    drop(md);
+    let has_base = base.is_some();
     let base_at = match base {
-        Some(bytes) => put(store, &ex, bytes)?,
+        Some(bytes) => put(store, &ex, &bytes)?,
         None => (0, 0),
     };
     let result = ex.verify.call(
@@ -188,7 +222,7 @@ fn run(
             md_at.1,
             base_at.0,
             base_at.1,
-            u32::from(base.is_some()),
+            u32::from(has_base),
         ),
     )?;
     let (answer, total) = read_result(store, &ex.memory, result);
