@@ -24,6 +24,8 @@ const WRITE_TARGET: f64 = 1.2;
 const READ_TARGET: f64 = 2.0;
 const THROUGHPUT_TARGET: f64 = 0.8;
 const SCALE_TARGET: f64 = 1.3;
+/// `verify --snapshot` at 100k entries against `verify` of the same files.
+const SANDBOX_TARGET: f64 = 2.0;
 
 // ---- sizes ----
 
@@ -449,7 +451,8 @@ fn read_scaling(bin: &Path, base: &Path) -> (Cli, usize) {
 }
 
 /// A write at the bigger log against what it cannot avoid (replaying the file, as `verify`
-/// does, and serializing, writing and fsyncing the same bytes once), and the peak resident
+/// does, and serializing, writing and fsyncing the same bytes once), `verify --snapshot` (the
+/// check in the wasmtime sandbox) against `verify` of the same files, and the peak resident
 /// set of the verbs there against twice the file plus 16 MiB. Each command runs under the
 /// relay, which times it and reads its own peak RSS.
 fn write_at_scale(cli: &Cli, file: usize) {
@@ -469,8 +472,13 @@ fn write_at_scale(cli: &Cli, file: usize) {
         })
         .collect();
     runs.push(("note", notes));
+    let snapshot = scratch.join("scale-snapshot");
+    let snapshot = snapshot.to_str().expect("a UTF-8 scratch path");
+    let taken = cli.output(&["snapshot", "--out", snapshot]);
+    assert!(taken.status.success(), "bench bug: snapshot failed");
     for (name, args) in [
         ("verify", &["verify"][..]),
+        ("verify --snapshot", &["verify", "--snapshot", snapshot][..]),
         ("list --json", &["list", "--json"][..]),
         ("show 1", &["show", "1"][..]),
         ("next lead --json", &["next", "lead", "--json"][..]),
@@ -507,6 +515,14 @@ fn write_at_scale(cli: &Cli, file: usize) {
         ms(verify),
         ms(bare),
         verdict(ratio <= SCALE_TARGET)
+    );
+    let boxed = wall("verify --snapshot");
+    let ratio = ms(boxed) / ms(verify);
+    println!(
+        "   ratio verify --snapshot / verify, whole process = {:.1} / {:.1} = {ratio:.2}  (target <= {SANDBOX_TARGET}) {}",
+        ms(boxed),
+        ms(verify),
+        verdict(ratio <= SANDBOX_TARGET)
     );
     let limit_kib = (2 * file as u64 + 16 * 1024 * 1024) / 1024;
     let mut highest = 0;
