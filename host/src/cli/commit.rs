@@ -95,6 +95,10 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
     let held = Session::begin(&paths, None, "commit")?;
     let (loaded, md) = take(&held, "commit")?;
     let rev = loaded.queue.revision();
+    // Only the bytes are checked and published: the parsed queue goes before the sandbox
+    // needs its room, so a commit at a long log does not hold it parsed as well.
+    let crate::store::Loaded { bytes, queue, .. } = loaded;
+    drop(queue);
 
     // 3 and 4. The base from the object database, and the snapshot verified against it by the
     // code `verify --snapshot --base` runs (docs/commit.md says why not HEAD's archived tests).
@@ -113,14 +117,10 @@ pub fn commit(message: &str, genesis: bool, by: &Option<String>) -> CliResult {
         })?;
         Some((bytes, spec))
     };
-    check_bytes(
-        &loaded.bytes,
-        &md,
-        base.as_ref().map(|(b, s)| (b.as_slice(), s.as_str())),
-    )?;
+    check_bytes(&bytes, &md, base)?;
 
     // 5 to 7. Blobs, a tree from a temporary index, the commit object: nothing published yet.
-    let new = build(root, &paths.git_dir, &head, [&loaded.bytes, &md], message)?;
+    let new = build(root, &paths.git_dir, &head, [&bytes, &md], message)?;
     active::check(root, &paths.git_dir, &head).map_err(|e| {
         refused(format!(
             "{e} (checked again before publishing; nothing was published)"

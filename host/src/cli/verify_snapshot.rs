@@ -36,11 +36,21 @@ pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
     verdict_line(answer, shown.as_deref())
 }
 
-/// The same verdict on bytes already in hand: `base` is the base's bytes and how to name it.
-/// `commit` verifies its snapshot through here, so both paths run the same sandboxed check.
-pub fn check_bytes(json: &[u8], md: &[u8], base: Option<(&[u8], &str)>) -> Result<String, Failure> {
-    let answer = sandbox::verify(Inputs::borrowed(json, md, base.map(|(b, _)| b)));
-    verdict_line(answer, base.map(|(_, shown)| shown))
+/// The same verdict on a snapshot already in hand: `base` is the base's bytes, handed over
+/// (freed once the sandbox holds its copy), and how to name it. `commit` verifies its snapshot
+/// through here, so both paths run the same sandboxed check.
+pub fn check_bytes(
+    json: &[u8],
+    md: &[u8],
+    base: Option<(Vec<u8>, String)>,
+) -> Result<String, Failure> {
+    let (base, shown) = base.unzip();
+    let answer = sandbox::verify(Inputs {
+        json: Cow::Borrowed(json),
+        md: Cow::Borrowed(md),
+        base: base.map(Cow::Owned),
+    });
+    verdict_line(answer, shown.as_deref())
 }
 
 /// The line for the sandbox's answer; `shown` names the base in a refusal.
