@@ -485,6 +485,20 @@ fn write_at_scale(cli: &Cli, file: usize) {
     ] {
         runs.push((name, (0..SCALE_RUNS).map(|_| run(args)).collect()));
     }
+    // `commit` checks the snapshot against HEAD's queue.json in the sandbox, so it holds two
+    // files of this size for a moment; each run commits one new note.
+    install_guard(cli);
+    let commits = (0..SCALE_RUNS)
+        .map(|k| {
+            cli.note(
+                1,
+                &format!("commit note {k}"),
+                &format!("bench-commit-{k:04}"),
+            );
+            run(&["commit", "-m", &format!("bench commit {k}"), "--by", "lead"])
+        })
+        .collect();
+    runs.push(("commit", commits));
     // The bytes of the file as it now stands, serialized, written, fsynced and renamed once.
     let plans = cli.root.join("docs/plans");
     let bytes = std::fs::read(plans.join("queue.json")).expect("read queue.json");
@@ -539,6 +553,28 @@ fn write_at_scale(cli: &Cli, file: usize) {
         "   highest peak RSS {highest} KiB against 2 x file + 16 MiB = {limit_kib} KiB {}",
         verdict(highest <= limit_kib)
     );
+}
+
+/// Commits the pre-commit guard (which runs this binary's `guard`) and installs it, as
+/// `commit` requires of a checkout.
+fn install_guard(cli: &Cli) {
+    use std::os::unix::fs::PermissionsExt;
+    const HOOK: &str = "scripts/git-hooks/pre-commit";
+    let hook = cli.root.join(HOOK);
+    std::fs::create_dir_all(hook.parent().expect("a parent")).expect("create the hooks dir");
+    std::fs::write(
+        &hook,
+        format!("#!/bin/sh\nexec '{}' guard\n", cli.bin.display()),
+    )
+    .expect("write the guard");
+    let exec = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(&hook, exec.clone()).expect("make the guard executable");
+    git(&cli.root, &["add", HOOK]);
+    git(&cli.root, &["commit", "-q", "-m", "the guard"]);
+    let installed = cli.root.join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(installed.parent().expect("a parent")).expect("create .git/hooks");
+    std::fs::copy(&hook, &installed).expect("install the guard");
+    std::fs::set_permissions(&installed, exec).expect("make the guard executable");
 }
 
 fn throughput(cli: &Cli) {
