@@ -7,9 +7,7 @@ use core::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::digest::is_hex;
-
-const DIGITS: &[u8; 16] = b"0123456789abcdef";
+use crate::digest::{hex64, is_hex, unhex};
 
 /// The `body` of a log entry, exactly as the file spells it.
 #[derive(Clone, PartialEq, Eq)]
@@ -23,7 +21,7 @@ pub enum Body {
 impl Body {
     /// The body for `text`, kept without a copy when it is a digest.
     pub fn from_text(text: &str) -> Body {
-        match digest_bytes(text) {
+        match unhex(text) {
             Some(bytes) => Body::Sha256(bytes),
             None => Body::Other(String::from(text)),
         }
@@ -37,43 +35,16 @@ impl Body {
         }
     }
 
-    /// Whether it spells `text` exactly.
-    pub fn spells(&self, text: &str) -> bool {
-        match (self, digest_bytes(text)) {
-            (Body::Sha256(ours), Some(theirs)) => *ours == theirs,
-            (Body::Other(ours), None) => ours == text,
-            _ => false,
-        }
-    }
-
     /// Runs `f` with the text the file holds.
     fn with_text<T>(&self, f: impl FnOnce(&str) -> T) -> T {
         match self {
             Body::Sha256(bytes) => {
-                let mut out = [0u8; 64];
-                for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
-                    pair[0] = DIGITS[usize::from(b >> 4)];
-                    pair[1] = DIGITS[usize::from(b & 0xf)];
-                }
                 // Only ASCII hex digits were written.
-                f(core::str::from_utf8(&out).unwrap_or_default())
+                f(core::str::from_utf8(&hex64(bytes)).unwrap_or_default())
             }
             Body::Other(text) => f(text),
         }
     }
-}
-
-/// The 32 bytes that exactly 64 lowercase hex digits spell.
-fn digest_bytes(text: &str) -> Option<[u8; 32]> {
-    if !is_hex(text, 64) {
-        return None;
-    }
-    let nibble = |c: u8| if c <= b'9' { c - b'0' } else { c - b'a' + 10 };
-    let mut out = [0u8; 32];
-    for (b, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
-        *b = nibble(pair[0]) << 4 | nibble(pair[1]);
-    }
-    Some(out)
 }
 
 impl fmt::Debug for Body {
@@ -108,7 +79,7 @@ impl Visitor<'_> for BodyVisitor {
     }
 
     fn visit_string<E: de::Error>(self, text: String) -> Result<Body, E> {
-        Ok(match digest_bytes(&text) {
+        Ok(match unhex(&text) {
             Some(bytes) => Body::Sha256(bytes),
             None => Body::Other(text),
         })
@@ -132,8 +103,8 @@ mod tests {
         let body = Body::from_text(hex);
         assert!(matches!(body, Body::Sha256(b) if b[0] == 0 && b[1] == 0xff && b[31] == 0xef));
         assert_eq!(body.to_string(), hex);
-        assert!(body.is_digest() && body.spells(hex));
-        assert!(!body.spells(&hex.to_uppercase()));
+        assert!(body.is_digest());
+        assert_ne!(body, Body::from_text(&hex.to_uppercase()));
     }
 
     #[test]
@@ -148,7 +119,7 @@ mod tests {
             let body = Body::from_text(text);
             assert_eq!(body, Body::Other(text.to_string()));
             assert_eq!(body.to_string(), text);
-            assert!(!body.is_digest() && body.spells(text));
+            assert!(!body.is_digest());
         }
     }
 }

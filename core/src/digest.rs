@@ -21,9 +21,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&sha256(bytes))
 }
 
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
 /// Lowercase hex of any byte string.
 pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
         s.push(DIGITS[usize::from(b >> 4)] as char);
@@ -58,7 +59,18 @@ fn chain_from(log: &[Entry], from: usize, upto: usize, start: [u8; 32]) -> [u8; 
     chain
 }
 
-fn unhex(s: &str) -> Option<[u8; 32]> {
+/// The 64 lowercase hex digits of a SHA-256, without a heap allocation.
+pub fn hex64(bytes: &[u8; 32]) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 0xf)];
+    }
+    out
+}
+
+/// The 32 bytes that exactly 64 lowercase hex digits spell.
+pub fn unhex(s: &str) -> Option<[u8; 32]> {
     if !is_hex(s, 64) {
         return None;
     }

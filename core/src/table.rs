@@ -4,7 +4,8 @@
 use alloc::string::String;
 use serde::Serialize;
 
-use crate::digest::sha256_hex;
+use crate::body::Body;
+use crate::digest::sha256;
 use crate::entry::Entry;
 use crate::error::TableError;
 
@@ -79,13 +80,13 @@ pub enum BodyStatus {
 
 /// Judges `body` against the `body` hashes the log recorded.
 pub fn body_status(log: &[Entry], body: &str) -> BodyStatus {
-    let hash = sha256_hex(body.as_bytes());
+    let hash = Body::Sha256(sha256(body.as_bytes()));
     match log.last() {
-        Some(last) if last.body.spells(&hash) => BodyStatus::Current,
+        Some(last) if last.body == hash => BodyStatus::Current,
         _ => log
             .iter()
             .rev()
-            .find(|e| e.body.spells(&hash))
+            .find(|e| e.body == hash)
             .map_or(BodyStatus::Unknown, |e| BodyStatus::Stale { rev: e.rev }),
     }
 }
