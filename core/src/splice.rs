@@ -70,6 +70,15 @@ pub struct Spliced {
 }
 
 impl Spliced {
+    /// A file serialized whole: all of it in `head`, nothing reused.
+    pub fn whole(bytes: Vec<u8>) -> Spliced {
+        Spliced {
+            head: bytes,
+            reused: 0..0,
+            tail: Vec::new(),
+        }
+    }
+
     /// The file's bytes in order, `prev` being the bytes `appended` was given.
     pub fn pieces<'a>(&'a self, prev: &'a [u8]) -> [&'a [u8]; 3] {
         [&self.head, &prev[self.reused.clone()], &self.tail]

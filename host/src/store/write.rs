@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::digest::hex;
+use mosaic_queue_core::splice::Spliced;
 use mosaic_queue_core::{Queue, Row, Witness, splice, table};
 use sha2::{Digest, Sha256};
 
@@ -160,13 +161,10 @@ pub fn write_durably(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let file = match splice::appended(new.file(), &loaded.bytes, loaded_rows) {
-        Some(spliced) => NewFile {
-            reused: &loaded.bytes[spliced.reused],
-            head: spliced.head,
-            tail: spliced.tail,
-        },
-        None => NewFile::whole(new.to_bytes()),
+    let file = NewFile {
+        spliced: splice::appended(new.file(), &loaded.bytes, loaded_rows)
+            .unwrap_or_else(|| Spliced::whole(new.to_bytes())),
+        prev: &loaded.bytes,
     };
     let staged = stage(io, paths, file)?;
     unchanged_since_load(io, paths, loaded, &staged.temp)?;
@@ -208,7 +206,11 @@ pub fn create(
     md: &str,
     at: &str,
 ) -> Result<Durable, StoreError> {
-    let staged = stage(io, paths, NewFile::whole(queue.to_bytes()))?;
+    let file = NewFile {
+        spliced: Spliced::whole(queue.to_bytes()),
+        prev: &[],
+    };
+    let staged = stage(io, paths, file)?;
     let linked = io.link(&staged.temp, &paths.queue_json);
     let _ = io.remove(&staged.temp);
     linked.map_err(io_err("create", &paths.queue_json))?;
@@ -216,26 +218,16 @@ pub fn create(
     settle(io, paths, queue, None, &staged, md, at)
 }
 
-/// A new queue.json: `head`, then `reused` (the log's text, borrowed from the loaded bytes
-/// when the file is spliced, else empty), then `tail`. `head` holds the rows whole.
+/// A new queue.json: its pieces, and the loaded bytes the reused piece is borrowed from.
+/// The first piece holds the rows whole.
 struct NewFile<'a> {
-    head: Vec<u8>,
-    reused: &'a [u8],
-    tail: Vec<u8>,
+    spliced: Spliced,
+    prev: &'a [u8],
 }
 
 impl NewFile<'_> {
-    /// A file serialized whole.
-    fn whole(bytes: Vec<u8>) -> Self {
-        NewFile {
-            head: bytes,
-            reused: &[],
-            tail: Vec::new(),
-        }
-    }
-
     fn pieces(&self) -> [&[u8]; 3] {
-        [&self.head, self.reused, &self.tail]
+        self.spliced.pieces(self.prev)
     }
 
     /// The SHA-256 of the whole file, in hex, as the witness records it.
@@ -261,7 +253,7 @@ impl Staged<'_> {
     /// rows' text from the head.
     fn written(&self) -> Option<Written<'_>> {
         self.id.map(|id| Written {
-            bytes: &self.file.head,
+            bytes: &self.file.spliced.head,
             id,
         })
     }
