@@ -101,10 +101,10 @@ pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Spli
     let rows_span = member_span(prev, "rows")?;
     let log_span = member_span(prev, "log")?;
     // "[\n    {...},\n    {...}\n  ]": the entries' text without the closing line.
-    let entries_at = log_span.start..log_span.end.checked_sub(b"\n  ]".len())?;
-    if !prev[log_span].ends_with(b"\n  ]") {
+    if !prev[log_span.clone()].ends_with(b"\n  ]") {
         return None;
     }
+    let entries_at = log_span.start..log_span.end - b"\n  ]".len();
     let entries = &prev[entries_at.clone()];
     // Each entry opens a line indented by four spaces (its own members by six): `prev` must
     // hold exactly the entries before the last one, or the splice would drop or repeat some.
