@@ -34,11 +34,7 @@ fn main() {
         }
         None => {
             if !target_installed() {
-                fail(&format!(
-                    "the {TARGET} target is not installed, and the binary must carry the sandbox \
-                     that `verify --snapshot` and `commit` run the core in: run `rustup target \
-                     add {TARGET}` and build again"
-                ));
+                add_target();
             }
             build_module(&out)
         }
@@ -75,6 +71,41 @@ fn precompile(wasm: &[u8]) -> Vec<u8> {
     engine
         .precompile_module(wasm)
         .unwrap_or_else(|e| fail(&format!("cannot compile the sandbox module: {e}")))
+}
+
+/// Adds the wasm32 target to the toolchain that builds us, as rust-toolchain.toml asks: rustup
+/// adds a file's targets only when it installs the toolchain, so a toolchain installed before
+/// lacks it, and the README's first command must still build. Only rustup itself is run (an
+/// explicit `target add`, which `RUSTUP_AUTO_INSTALL=0` does not forbid); a toolchain that
+/// rustup does not manage gets the one line that says what to install.
+fn add_target() {
+    let missing = format!(
+        "the {TARGET} target is not installed, and the binary must carry the sandbox that \
+         `verify --snapshot` and `commit` run the core in"
+    );
+    let Some(toolchain) = env::var_os("RUSTUP_TOOLCHAIN") else {
+        fail(&format!(
+            "{missing}; this toolchain is not rustup's: install its {TARGET} standard library \
+             and build again"
+        ));
+    };
+    println!("cargo:warning=adding the {TARGET} target to this toolchain (rustup target add)");
+    let added = Command::new("rustup")
+        .args(["target", "add", "--toolchain"])
+        .arg(&toolchain)
+        .arg(TARGET)
+        .status();
+    match added {
+        Ok(status) if status.success() && target_installed() => {}
+        Ok(_) => fail(&format!(
+            "{missing}, and `rustup target add {TARGET}` failed (its errors are above): run it \
+             by hand and build again"
+        )),
+        Err(e) => fail(&format!(
+            "{missing}, and rustup could not be run ({e}): run `rustup target add {TARGET}` and \
+             build again"
+        )),
+    }
 }
 
 /// Whether the toolchain that builds us has the wasm32 standard library.
