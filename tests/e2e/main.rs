@@ -30,6 +30,7 @@ mod cli_verbs;
 mod cli_view;
 mod crash_states;
 mod gitea;
+mod house;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the
 // `fault-injection` build; the host's dev-dependency on itself turns it on for every test

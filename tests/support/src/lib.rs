@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod fake_gitea;
+pub mod house;
 pub mod relay;
 pub mod review;
 pub mod workload;
