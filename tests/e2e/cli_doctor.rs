@@ -486,16 +486,57 @@ fn checkout_checks_that_fail_are_reported_not_refused() {
     );
 }
 
+/// Outside a checkout, or where `.git` is no repository, doctor refuses as every verb does
+/// there: the same exit, the same one line naming the cause once, the same JSON error.
 #[test]
-fn outside_a_checkout_it_cannot_look() {
+fn outside_a_checkout_it_refuses_like_every_verb() {
     let dir = std::env::temp_dir().join(format!("mosaic-doctor-nogit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let out = support::run_in(&dir, &["doctor"], &[]);
-    let line = out.fails(1).to_owned();
-    assert!(
-        line.starts_with("mosaic-queue: not inside a git checkout ("),
-        "{line}"
+    let dir = dir.canonicalize().unwrap();
+    let message = format!(
+        "not inside a git checkout (Could not find a git repository in '{}' or in any of its parents); run the queue from the canonical checkout",
+        dir.display()
     );
+    let error = json!({"error": {
+        "exit": 2,
+        "kind": "not-git",
+        "message": message,
+        "next": "run the queue from the canonical checkout",
+        "retryable": false,
+    }});
+    let dot_git: Vec<(&str, Box<dyn Fn(&std::path::Path)>)> = vec![
+        ("no .git", Box::new(|_| {})),
+        (
+            "a file",
+            Box::new(|g| std::fs::write(g, "not a repository\n").unwrap()),
+        ),
+        ("an empty directory", Box::new(|g| std::fs::create_dir(g).unwrap())),
+        (
+            "a dangling symlink",
+            Box::new(|g| std::os::unix::fs::symlink("nowhere", g).unwrap()),
+        ),
+    ];
+    for (what, make) in dot_git {
+        let git = dir.join(".git");
+        let _ = std::fs::remove_file(&git);
+        let _ = std::fs::remove_dir_all(&git);
+        make(&git);
+        for verb in [&["doctor"][..], &["list"], &["verify"]] {
+            let out = support::run_in(&dir, verb, &[]);
+            assert_eq!(
+                (out.code, out.stdout.as_str(), out.stderr.as_str()),
+                (2, "", format!("mosaic-queue: {message}\n").as_str()),
+                "{what}: {verb:?}"
+            );
+            let mut with_json = verb.to_vec();
+            with_json.push("--json");
+            let out = support::run_in(&dir, &with_json, &[]);
+            assert_eq!(out.code, 2, "{what}: {verb:?}");
+            let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+            assert_eq!(doc, error, "{what}: {verb:?}");
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -194,11 +194,13 @@ pub struct Report {
     pub findings: Vec<Finding>,
 }
 
-/// Why doctor could not look at all (exit 1).
+/// Why doctor could not look at all.
 #[derive(Debug, thiserror::Error)]
 pub enum DoctorError {
-    #[error("not inside a git checkout ({0}); run doctor from the canonical checkout")]
-    NotGit(String),
+    /// No checkout around it (not a worktree, which is a finding): refused as every verb
+    /// refuses there, in the same words.
+    #[error(transparent)]
+    Checkout(checkout::CheckoutError),
     #[error("cannot list {path}: {source}; check the checkout's permissions")]
     Unlistable {
         path: String,
@@ -233,7 +235,7 @@ pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
             ));
             return Ok(finish(None, findings));
         }
-        Err(e) => return Err(DoctorError::NotGit(e.to_string())),
+        Err(e) => return Err(DoctorError::Checkout(e)),
     };
     for dir in [&paths.git_dir, &paths.plans] {
         if let Err(source) = io.list(dir)
