@@ -582,7 +582,10 @@ fn wait_follows_a_git_dir_replaced_while_it_waits() {
             )
             .unwrap(),
         }
-        assert!(still_waiting(&mut waiter, 0), "{how}: returned before the write");
+        assert!(
+            still_waiting(&mut waiter, 0),
+            "{how}: returned before the write"
+        );
         ok(
             &repo,
             &["move", "2", "in-progress"],

@@ -74,7 +74,10 @@ impl WitnessWatch {
             dir: None,
         };
         watch.dir = Some(watch.watch_git_dir()?.ok_or_else(|| {
-            io::Error::new(io::ErrorKind::NotFound, "the checkout has no .git directory")
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "the checkout has no .git directory",
+            )
         })?);
         Ok(watch)
     }
@@ -104,7 +107,10 @@ impl WitnessWatch {
             }
             let wake = self.drain()?;
             // A witness event from a directory no longer at `.git` is another directory's.
-            let moved = wake.look && self.dir.is_some_and(|d| identity(&self.git_dir) != Some(d.id));
+            let moved = wake.look
+                && self
+                    .dir
+                    .is_some_and(|d| identity(&self.git_dir) != Some(d.id));
             if wake.rearm || moved {
                 self.rearm(wake.rearm)?;
                 // A write may have landed in the new `.git` before its watch: look there.
