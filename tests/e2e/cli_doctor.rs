@@ -586,20 +586,17 @@ fn outside_a_checkout_it_refuses_like_every_verb() {
         "next": "run the queue from the canonical checkout",
         "retryable": false,
     }});
-    let dot_git: Vec<(&str, Box<dyn Fn(&std::path::Path)>)> = vec![
-        ("no .git", Box::new(|_| {})),
-        (
-            "a file",
-            Box::new(|g| std::fs::write(g, "not a repository\n").unwrap()),
-        ),
-        (
-            "an empty directory",
-            Box::new(|g| std::fs::create_dir(g).unwrap()),
-        ),
-        (
-            "a dangling symlink",
-            Box::new(|g| std::os::unix::fs::symlink("nowhere", g).unwrap()),
-        ),
+    /// Puts one thing at `.git` (or nothing).
+    type Make = fn(&std::path::Path);
+    let dot_git: [(&str, Make); 4] = [
+        ("no .git", |_| {}),
+        ("a file", |g| {
+            std::fs::write(g, "not a repository\n").unwrap()
+        }),
+        ("an empty directory", |g| std::fs::create_dir(g).unwrap()),
+        ("a dangling symlink", |g| {
+            std::os::unix::fs::symlink("nowhere", g).unwrap()
+        }),
     ];
     for (what, make) in dot_git {
         let git = dir.join(".git");
