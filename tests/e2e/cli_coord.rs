@@ -513,6 +513,97 @@ fn wait_never_reports_a_write_that_is_not_durable() {
     assert_eq!(stdout, repo.run(&["show", "2"], &[]).ok());
 }
 
+/// Blocks until process `pid` holds an inotify watch on the directory at `dir` (its inode, as
+/// `/proc/PID/fdinfo` lists each watch), so what the test does next happens while it waits.
+/// The deadline only fails the test; it never decides what the waiter answers.
+fn until_watching(pid: u32, dir: &std::path::Path) {
+    use std::os::unix::fs::MetadataExt;
+    let ino = format!("ino:{:x} ", std::fs::metadata(dir).unwrap().ino());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap();
+        let watched = fds.flatten().any(|fd| {
+            let is_inotify = std::fs::read_link(fd.path())
+                .is_ok_and(|l| l.to_string_lossy() == "anon_inode:inotify");
+            let info = format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy());
+            is_inotify
+                && std::fs::read_to_string(info).is_ok_and(|t| {
+                    t.lines()
+                        .any(|l| l.starts_with("inotify wd:") && l.contains(&ino))
+                })
+        });
+        if watched {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "wait never watched {}",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// `.git` replaced by a copy while waiters wait: moved aside or removed and the copy moved
+/// into place, or the copy swapped in by one rename. The write that lands in the new `.git` afterwards
+/// wakes them with the right answer.
+#[test]
+fn wait_follows_a_git_dir_replaced_while_it_waits() {
+    for how in ["moved-aside", "removed", "swapped"] {
+        let repo = Repo::new(&format!("wait-replaced-{how}"));
+        let git = repo.path(".git");
+        let mut waiter = spawn_wait(&repo, &["2", "--status", "in-progress", "--timeout", "60"]);
+        let revision = spawn_wait(&repo, &["--revision-after", "1", "--timeout", "60"]);
+        until_watching(waiter.id(), &git);
+        until_watching(revision.id(), &git);
+        let copy = repo.path(".git.copy");
+        let status = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&git)
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        match how {
+            "removed" => {
+                std::fs::remove_dir_all(&git).unwrap();
+                std::fs::rename(&copy, &git).unwrap();
+            }
+            "moved-aside" => {
+                std::fs::rename(&git, repo.path(".git.old")).unwrap();
+                std::fs::rename(&copy, &git).unwrap();
+            }
+            _ => rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &copy,
+                rustix::fs::CWD,
+                &git,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .unwrap(),
+        }
+        assert!(
+            still_waiting(&mut waiter, 0),
+            "{how}: returned before the write"
+        );
+        ok(
+            &repo,
+            &["move", "2", "in-progress"],
+            "huey-start-0001",
+            "huey",
+            "ok huey-start-0001 rev 2 move 2 queued -> in-progress",
+        );
+        let (code, stdout, stderr) = finish(waiter);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{how}");
+        assert_eq!(stdout, repo.run(&["show", "2"], &[]).ok(), "{how}");
+        assert_eq!(
+            finish(revision),
+            (0, String::from("rev 2\n"), String::new()),
+            "{how}"
+        );
+    }
+}
+
 const JAN_1: &str = "1798761600000";
 const JAN_5: &str = "1799107200000";
 const JAN_9: &str = "1799452800000";

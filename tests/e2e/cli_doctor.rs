@@ -64,8 +64,34 @@ fn doctor(repo: &Repo) -> (String, i32, Value) {
 }
 
 fn finding(kind: &str, detail: &str, command: Option<&str>, action: bool) -> Value {
-    json!({"kind": kind, "detail": detail, "command": command, "action": action})
+    json!({"kind": kind, "detail": detail, "command": command, "action": action, "choices": []})
 }
+
+/// A finding a person settles by taking one of `choices`.
+fn choosing(kind: &str, detail: &str, choices: Value) -> Value {
+    json!({"kind": kind, "detail": detail, "command": null, "action": true, "choices": choices})
+}
+
+const OP_MEANS: &str = "a new op id for this change: 8 to 72 characters of [a-z0-9._-], starting with a letter or digit";
+
+/// The one choice Manual recovery ends with, once `when` holds.
+fn accept_history(when: &str) -> Value {
+    json!([{
+        "when": when,
+        "command": "mosaic-queue accept-history --op OP --reason TEXT --yes --by ACTOR",
+        "placeholders": [
+            {"name": "OP", "means": OP_MEANS},
+            {"name": "TEXT", "means": "what was lost or changed and what the person did about it; the entry keeps it"},
+            {"name": "ACTOR", "means": "who runs it: one of by"},
+        ],
+        "by": ["jason", "sage"],
+    }])
+}
+
+const DECIDED: &str = "a person has decided that queue.json as it stands is the history to keep (the contract's Manual recovery)";
+const PLACED: &str = "a valid docs/plans/queue.json is in place (the contract's Manual recovery)";
+const REAPPLIED: &str =
+    "the lost ops are found and re-applied under new op ids (the contract's Manual recovery)";
 
 #[test]
 fn a_healthy_checkout_needs_nothing() {
@@ -321,8 +347,57 @@ fn a_missing_witness_is_synced_at_genesis_and_accepted_after() {
     let detail = "there is no witness .git/mosaic-queue.head and queue.json is at rev 2, past genesis: nothing tells what was lost; see the contract's Manual recovery, which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`";
     assert_eq!((text, code), (format!("witness-missing: {detail}\n"), 2));
     assert_eq!(
-        doc["findings"],
-        json!([finding("witness-missing", detail, None, true)])
+        doc,
+        json!({"healthy": false, "revision": 2, "findings": [
+            choosing("witness-missing", detail, accept_history(DECIDED))
+        ]})
+    );
+    // The choice, filled in, cures it.
+    repo.run(
+        &[
+            "accept-history",
+            "--op",
+            "jason-accept-0001",
+            "--reason",
+            "witness lost; rev 2 is what we had",
+            "--yes",
+            "--by",
+            "sage",
+        ],
+        &[],
+    )
+    .ok();
+    assert_eq!(doctor(&repo).1, 0);
+}
+
+#[test]
+fn an_unreadable_witness_and_a_missing_queue_end_in_accept_history() {
+    let repo = ready("doctor-witness-invalid");
+    let witness = repo.read_bytes(".git/mosaic-queue.head");
+    repo.write(".git/mosaic-queue.head", "{ not json\n");
+    let (text, code, doc) = doctor(&repo);
+    let detail = format!(
+        "the witness {} is unreadable: not valid JSON at line 1, column 3 (byte 2): key must be a string; see the contract's Manual recovery, which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`",
+        repo.path(".git/mosaic-queue.head").display()
+    );
+    assert_eq!((text, code), (format!("witness-invalid: {detail}\n"), 2));
+    assert_eq!(
+        doc,
+        json!({"healthy": false, "revision": 1, "findings": [
+            choosing("witness-invalid", &detail, accept_history(DECIDED))
+        ]})
+    );
+
+    repo.write(".git/mosaic-queue.head", &witness);
+    std::fs::remove_file(repo.path("docs/plans/queue.json")).unwrap();
+    let (text, code, doc) = doctor(&repo);
+    let detail = "docs/plans/queue.json is missing but the witness .git/mosaic-queue.head vouches for a queue; see the contract's Manual recovery: put a valid file in place, then `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`";
+    assert_eq!((text, code), (format!("no-queue: {detail}\n"), 2));
+    assert_eq!(
+        doc,
+        json!({"healthy": false, "revision": null, "findings": [
+            choosing("no-queue", detail, accept_history(PLACED))
+        ]})
     );
 }
 
@@ -338,22 +413,27 @@ fn rolled_back_and_rewritten_history_is_manual_recovery() {
     let md2 = repo.read_bytes("docs/plans/QUEUE.md");
     repo.write("docs/plans/queue.json", &rev1);
     repo.write("docs/plans/QUEUE.md", &md1);
-    let (text, code, _) = doctor(&repo);
+    let (text, code, doc) = doctor(&repo);
     assert_eq!(code, 2);
-    assert!(
-        text.starts_with("history-lost: history was rolled back: ")
-            && text.ends_with("; see the contract's Manual recovery (find the lost ops, re-apply them under new op ids), which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`\n"),
-        "{text}"
+    let detail = "history was rolled back: queue.json is at rev 1 but the witness saw rev 2; see the contract's Manual recovery (find the lost ops, re-apply them under new op ids), which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`";
+    assert_eq!(text, format!("history-lost: {detail}\n"));
+    assert_eq!(
+        doc,
+        json!({"healthy": false, "revision": 1, "findings": [
+            choosing("history-lost", detail, accept_history(REAPPLIED))
+        ]})
     );
     // Rewritten: another rev 2 under the first rev 2's witness.
     repo.write(".git/mosaic-queue.head", &witness1);
     note(&repo, "darkwing-1-other", 2);
     repo.write(".git/mosaic-queue.head", &witness2);
     let (text, code, _) = doctor(&repo);
-    assert_eq!(code, 2);
-    assert!(
-        text.starts_with("history-lost: history was rewritten: "),
-        "{text}"
+    assert_eq!(
+        (text.as_str(), code),
+        (
+            "history-lost: history was rewritten: queue.json's log up to rev 2 differs from what the witness saw; see the contract's Manual recovery (find the lost ops, re-apply them under new op ids), which ends with `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`\n",
+            2
+        )
     );
     let _ = md2;
 }
@@ -366,12 +446,13 @@ fn an_invalid_queue_json_names_the_byte() {
         .replacen("  \"version\"", "   \"version\"", 1);
     repo.write("docs/plans/queue.json", text);
     let (text, code, doc) = doctor(&repo);
-    assert_eq!(code, 2);
-    assert_eq!(doc["revision"], Value::Null);
-    assert!(
-        text.starts_with("queue-invalid: docs/plans/queue.json is invalid: queue.json not in canonical form at line 2, column 3 (byte 4): ")
-            && text.contains("copy the file aside first (restoring HEAD's `git show HEAD:docs/plans/queue.json` drops every op since the last queue commit)"),
-        "{text}"
+    let detail = r#"docs/plans/queue.json is invalid: queue.json not in canonical form at line 2, column 3 (byte 4): expected "\"version\": 1,\n  \"canonic", found " \"version\": 1,\n  \"canoni"; see the contract's Manual recovery: copy the file aside first (restoring HEAD's `git show HEAD:docs/plans/queue.json` drops every op since the last queue commit), put a valid file in place, then `mosaic-queue accept-history --op OP --reason TEXT --yes --by jason`"#;
+    assert_eq!((text, code), (format!("queue-invalid: {detail}\n"), 2));
+    assert_eq!(
+        doc,
+        json!({"healthy": false, "revision": null, "findings": [
+            choosing("queue-invalid", detail, accept_history(PLACED))
+        ]})
     );
 }
 
@@ -486,16 +567,57 @@ fn checkout_checks_that_fail_are_reported_not_refused() {
     );
 }
 
+/// Outside a checkout, or where `.git` is no repository, doctor refuses as every verb does
+/// there: the same exit, the same one line naming the cause once, the same JSON error.
 #[test]
-fn outside_a_checkout_it_cannot_look() {
+fn outside_a_checkout_it_refuses_like_every_verb() {
     let dir = std::env::temp_dir().join(format!("mosaic-doctor-nogit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let out = support::run_in(&dir, &["doctor"], &[]);
-    let line = out.fails(1).to_owned();
-    assert!(
-        line.starts_with("mosaic-queue: not inside a git checkout ("),
-        "{line}"
+    let dir = dir.canonicalize().unwrap();
+    let message = format!(
+        "not inside a git checkout (Could not find a git repository in '{}' or in any of its parents); run the queue from the canonical checkout",
+        dir.display()
     );
+    let error = json!({"error": {
+        "exit": 2,
+        "kind": "not-git",
+        "message": message,
+        "next": "run the queue from the canonical checkout",
+        "retryable": false,
+    }});
+    /// Puts one thing at `.git` (or nothing).
+    type Make = fn(&std::path::Path);
+    let dot_git: [(&str, Make); 4] = [
+        ("no .git", |_| {}),
+        ("a file", |g| {
+            std::fs::write(g, "not a repository\n").unwrap()
+        }),
+        ("an empty directory", |g| std::fs::create_dir(g).unwrap()),
+        ("a dangling symlink", |g| {
+            std::os::unix::fs::symlink("nowhere", g).unwrap()
+        }),
+    ];
+    for (what, make) in dot_git {
+        let git = dir.join(".git");
+        let _ = std::fs::remove_file(&git);
+        let _ = std::fs::remove_dir_all(&git);
+        make(&git);
+        for verb in [&["doctor"][..], &["list"], &["verify"]] {
+            let out = support::run_in(&dir, verb, &[]);
+            assert_eq!(
+                (out.code, out.stdout.as_str(), out.stderr.as_str()),
+                (2, "", format!("mosaic-queue: {message}\n").as_str()),
+                "{what}: {verb:?}"
+            );
+            let mut with_json = verb.to_vec();
+            with_json.push("--json");
+            let out = support::run_in(&dir, &with_json, &[]);
+            assert_eq!(out.code, 2, "{what}: {verb:?}");
+            let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+            assert_eq!(doc, error, "{what}: {verb:?}");
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -507,8 +629,37 @@ fn unresolved(state: &str) -> String {
     )
 }
 
+/// The two ways out of row 1's first request attempt: resolve it with the comment (its owner
+/// darkwing, jason or sage) or abandon it (jason or sage).
+fn resolve_or_abandon() -> Value {
+    use support::review::OP;
+    let marker = format!("<!-- mosaic-queue-op: {OP} -->");
+    json!([
+        {
+            "when": format!("a comment carrying {marker} is on issue #12, and no request for it is still running"),
+            "command": format!("mosaic-queue review resolve 1 {OP} --comment N --op OP --by ACTOR"),
+            "placeholders": [
+                {"name": "N", "means": format!("the id of the comment on issue #12 carrying {marker}")},
+                {"name": "OP", "means": OP_MEANS},
+                {"name": "ACTOR", "means": "who runs it: one of by"},
+            ],
+            "by": ["darkwing", "jason", "sage"],
+        },
+        {
+            "when": format!("no comment carrying {marker} is on issue #12, and no request for it is still running"),
+            "command": format!("mosaic-queue review abandon 1 {OP} --reason TEXT --yes --op OP --by ACTOR"),
+            "placeholders": [
+                {"name": "TEXT", "means": "why: what the person found on issue #12"},
+                {"name": "OP", "means": OP_MEANS},
+                {"name": "ACTOR", "means": "who runs it: one of by"},
+            ],
+            "by": ["jason", "sage"],
+        },
+    ])
+}
+
 /// Doctor on a review harness names exactly one finding, `review-unresolved` in `state`, with
-/// no command (a person looks on the issue), exit 2, and writes nothing.
+/// no single command but the two a person chooses between, exit 2, and writes nothing.
 fn names_unresolved(r: &support::review::Review, state: &str) {
     let (text, code, doc) = doctor(&r.repo);
     let detail = unresolved(state);
@@ -518,7 +669,9 @@ fn names_unresolved(r: &support::review::Review, state: &str) {
     );
     assert_eq!(
         doc,
-        json!({"healthy": false, "revision": 4, "findings": [finding("review-unresolved", &detail, None, true)]})
+        json!({"healthy": false, "revision": 4, "findings": [
+            choosing("review-unresolved", &detail, resolve_or_abandon())
+        ]})
     );
 }
 
@@ -570,7 +723,9 @@ fn a_request_left_uncertain_names_resolve_and_abandon_and_resolve_cures_it() {
     );
     assert_eq!(
         doc,
-        json!({"healthy": false, "revision": 5, "findings": [finding("review-unresolved", &detail, None, true)]})
+        json!({"healthy": false, "revision": 5, "findings": [
+            choosing("review-unresolved", &detail, resolve_or_abandon())
+        ]})
     );
     // The person finds the comment on #12, and the owner resolves with it.
     let comments = r.fake.comments();

@@ -1,6 +1,7 @@
 //! `doctor [--json]`: prints what `crate::doctor` found, one line per finding with the command
 //! that cures it, or with `--json` the report as one document (also when it exits 2). Exit 0
-//! when nothing needs doing, 2 when something does, 1 when it could not look.
+//! when nothing needs doing, 2 when something does (or, as for every verb, when there is no
+//! checkout around it), 1 when it could not look.
 
 use super::{CliResult, Failure};
 use crate::doctor;
@@ -9,7 +10,10 @@ use crate::doctor;
 pub fn doctor() -> CliResult {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
-    let report = doctor::inspect_checkout(&cwd).map_err(|e| Failure::failed(e.to_string()))?;
+    let report = doctor::inspect_checkout(&cwd).map_err(|e| match e {
+        doctor::DoctorError::Checkout(e) => Failure::from(e),
+        e @ doctor::DoctorError::Unlistable { .. } => Failure::failed(e.to_string()),
+    })?;
     if super::output::json() {
         super::output::document(&report)?;
     } else {

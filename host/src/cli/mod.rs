@@ -581,7 +581,7 @@ pub enum Verb {
     /// Name every state that needs someone to act, each with the command that cures it
     /// (read-only: no lock, writes nothing).
     #[command(
-        after_help = "Examples:\n  mosaic-queue doctor\n  mosaic-queue doctor --json\n\nExit 0: nothing needs doing; 2: something does (each line names the command that cures it); 1: it could not look."
+        after_help = "Examples:\n  mosaic-queue doctor\n  mosaic-queue doctor --json\n\nExit 0: nothing needs doing; 2: something does (each line names the command that cures it), or no checkout is here; 1: it could not look."
     )]
     Doctor,
     /// The pre-commit guard: refuse a commit whose index entry for a queue file differs from

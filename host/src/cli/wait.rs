@@ -80,7 +80,7 @@ pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
     let json = super::output::json();
     let paths = session::locate()?;
     // Watch first, look second: a write that lands between the look and the wait still wakes it.
-    let watch = WitnessWatch::new(&paths)
+    let mut watch = WitnessWatch::new(&paths)
         .map_err(|e| Failure::failed(format!("cannot watch .git for the witness: {e}")))?;
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut seen: Option<State> = None;

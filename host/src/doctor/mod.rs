@@ -2,6 +2,7 @@
 //! on, each with the one command that cures it. It takes no lock and writes nothing, so it runs
 //! while a writer holds the lock and where every other verb refuses.
 
+mod choice;
 mod files;
 mod locks;
 mod queue;
@@ -13,6 +14,8 @@ use serde::Serialize;
 use crate::checkout;
 use crate::io::Io;
 use crate::store::Paths;
+
+pub use choice::{Choice, Placeholder};
 
 /// What a finding is about: the stable `kind` strings of `doctor --json` (docs/doctor.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -131,7 +134,8 @@ impl Kind {
 }
 
 /// One thing doctor saw. `command` is the one command that cures it, when one does; `action`
-/// says whether someone must act (false: informational, or it goes away by itself).
+/// says whether someone must act (false: informational, or it goes away by itself);
+/// `choices` are the commands a person picks among where none cures it alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     #[serde(serialize_with = "kind_str")]
@@ -139,6 +143,7 @@ pub struct Finding {
     pub detail: String,
     pub command: Option<String>,
     pub action: bool,
+    pub choices: Vec<Choice>,
 }
 
 fn kind_str<S: serde::Serializer>(kind: &Kind, s: S) -> Result<S::Ok, S::Error> {
@@ -153,6 +158,7 @@ impl Finding {
             detail: detail.into(),
             command: Some(command.into()),
             action: true,
+            choices: Vec::new(),
         }
     }
 
@@ -163,6 +169,15 @@ impl Finding {
             detail: detail.into(),
             command: None,
             action: true,
+            choices: Vec::new(),
+        }
+    }
+
+    /// Something a person decides, then takes one of `choices`.
+    fn choose(kind: Kind, detail: impl Into<String>, choices: Vec<Choice>) -> Finding {
+        Finding {
+            choices,
+            ..Finding::person(kind, detail)
         }
     }
 
@@ -173,6 +188,7 @@ impl Finding {
             detail: detail.into(),
             command: None,
             action: false,
+            choices: Vec::new(),
         }
     }
 
@@ -194,11 +210,13 @@ pub struct Report {
     pub findings: Vec<Finding>,
 }
 
-/// Why doctor could not look at all (exit 1).
+/// Why doctor could not look at all.
 #[derive(Debug, thiserror::Error)]
 pub enum DoctorError {
-    #[error("not inside a git checkout ({0}); run doctor from the canonical checkout")]
-    NotGit(String),
+    /// No checkout around it (not a worktree, which is a finding): refused as every verb
+    /// refuses there, in the same words.
+    #[error(transparent)]
+    Checkout(checkout::CheckoutError),
     #[error("cannot list {path}: {source}; check the checkout's permissions")]
     Unlistable {
         path: String,
@@ -233,7 +251,7 @@ pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
             ));
             return Ok(finish(None, findings));
         }
-        Err(e) => return Err(DoctorError::NotGit(e.to_string())),
+        Err(e) => return Err(DoctorError::Checkout(e)),
     };
     for dir in [&paths.git_dir, &paths.plans] {
         if let Err(source) = io.list(dir)

@@ -3,10 +3,10 @@
 //! Each is read once, without the lock; nothing is written.
 
 use mosaic_queue_core::canon::one_line;
-use mosaic_queue_core::{BodyStatus, Queue, table};
+use mosaic_queue_core::{BodyStatus, Queue, WitnessError, table};
 
 use super::locks::Seen;
-use super::{Finding, Kind};
+use super::{Finding, Kind, choice};
 use crate::checkout::{self, CheckoutError};
 use crate::commit::active;
 use crate::io::Io;
@@ -15,6 +15,17 @@ use crate::store::{self, Paths};
 /// What Manual recovery ends with; a person fills in the op and the reason.
 const ACCEPT: &str = "mosaic-queue accept-history --op OP --reason TEXT --yes --by jason";
 const MANUAL: &str = "see the contract's Manual recovery";
+
+/// When accept-history is the step to take, by what Manual recovery found.
+const PLACED: &str = "a valid docs/plans/queue.json is in place (the contract's Manual recovery)";
+const DECIDED: &str = "a person has decided that queue.json as it stands is the history to keep (the contract's Manual recovery)";
+const REAPPLIED: &str =
+    "the lost ops are found and re-applied under new op ids (the contract's Manual recovery)";
+
+/// A finding Manual recovery settles, ending with accept-history once `when` holds.
+fn recovery(kind: Kind, detail: String, when: &str) -> Finding {
+    Finding::choose(kind, detail, vec![choice::accept_history(when)])
+}
 
 /// Inspects queue.json, the witness and the table; returns the revision of a file that
 /// verifies.
@@ -33,12 +44,15 @@ pub(super) fn inspect(
     let witness = match store::read_witness(io, paths) {
         Ok(w) => Some(w),
         Err(e) => {
-            out.push(Finding::person(
+            // The store's line ends with its own step (Manual recovery), which this one
+            // names in full: the cause, then the step, each once.
+            let line = one_line(&e.to_string());
+            let step = format!("; {}", crate::io::Kind::Witness.next_step());
+            let cause = line.strip_suffix(step.as_str()).unwrap_or(&line);
+            out.push(recovery(
                 Kind::WitnessInvalid,
-                format!(
-                    "{}; {MANUAL}, which ends with `{ACCEPT}`",
-                    one_line(&e.to_string())
-                ),
+                format!("{cause}; {MANUAL}, which ends with `{ACCEPT}`"),
+                DECIDED,
             ));
             None
         }
@@ -61,12 +75,13 @@ pub(super) fn inspect(
     let queue = match Queue::verify(&bytes) {
         Ok(q) => q,
         Err(e) => {
-            out.push(Finding::person(
+            out.push(recovery(
                 Kind::QueueInvalid,
                 format!(
                     "docs/plans/queue.json is invalid: {}; {MANUAL}: copy the file aside first (restoring HEAD's `git show HEAD:docs/plans/queue.json` drops every op since the last queue commit), put a valid file in place, then `{ACCEPT}`",
                     one_line(&e.to_string())
                 ),
+                PLACED,
             ));
             guard(paths, out);
             return None;
@@ -92,11 +107,12 @@ pub(super) fn inspect(
 
 fn no_queue(has_witness: bool) -> Finding {
     if has_witness {
-        Finding::person(
+        recovery(
             Kind::NoQueue,
             format!(
                 "docs/plans/queue.json is missing but the witness .git/mosaic-queue.head vouches for a queue; {MANUAL}: put a valid file in place, then `{ACCEPT}`"
             ),
+            PLACED,
         )
     } else {
         Finding::act(
@@ -143,28 +159,25 @@ fn history(
             0
         }
         None => {
-            out.push(Finding::person(
+            out.push(recovery(
                 Kind::WitnessMissing,
                 format!(
                     "there is no witness .git/mosaic-queue.head and queue.json is at rev {rev}, past genesis: nothing tells what was lost; {MANUAL}, which ends with `{ACCEPT}`"
                 ),
+                DECIDED,
             ));
             return;
         }
         Some(w) => {
             let sha = mosaic_queue_core::digest::sha256_hex(bytes);
             if let Err(e) = queue.check_extends(&sha, w) {
-                let kind = if w.revision > rev {
-                    "rolled back"
-                } else {
-                    "rewritten"
-                };
-                out.push(Finding::person(
+                out.push(recovery(
                     Kind::HistoryLost,
                     format!(
-                        "history was {kind}: {}; {MANUAL} (find the lost ops, re-apply them under new op ids), which ends with `{ACCEPT}`",
-                        one_line(&e.to_string())
+                        "{}; {MANUAL} (find the lost ops, re-apply them under new op ids), which ends with `{ACCEPT}`",
+                        lost(&e)
                     ),
+                    REAPPLIED,
                 ));
                 return;
             }
@@ -213,6 +226,22 @@ fn history(
                 format!("mosaic-queue sync --op {}", e.op),
             )
         });
+    }
+}
+
+/// How history was lost, said once: the core's line names its own step (Manual recovery),
+/// which the finding names in full.
+fn lost(e: &WitnessError) -> String {
+    match e {
+        WitnessError::Behind { witness, file } => format!(
+            "history was rolled back: queue.json is at rev {file} but the witness saw rev {witness}"
+        ),
+        WitnessError::Diverged { revision } => format!(
+            "history was rewritten: queue.json's log up to rev {revision} differs from what the witness saw"
+        ),
+        WitnessError::FileChanged { revision } => format!(
+            "history was rewritten: queue.json at rev {revision} is not the file the witness saw (it was changed after its write)"
+        ),
     }
 }
 
@@ -283,7 +312,9 @@ fn reviews(queue: &Queue, out: &mut Vec<Finding>) {
                 let issue = round
                     .issue
                     .map_or_else(|| "the round's issue".to_owned(), |i| format!("issue #{i}"));
-                out.push(Finding::person(
+                let choices =
+                    choice::unresolved_request(row.id, &a.op, &issue, row.owner.as_deref());
+                out.push(Finding::choose(
                     Kind::ReviewUnresolved,
                     format!(
                         "row {} round {}: request attempt {} by {} is {}, which blocks the row; once no request for it is still running, look on {issue} for a comment carrying <!-- mosaic-queue-op: {} -->: if it is there, the owner or jason/sage runs `mosaic-queue review resolve {} {} --comment N`, else jason or sage runs `mosaic-queue review abandon {} {} --reason TEXT --yes`",
@@ -298,6 +329,7 @@ fn reviews(queue: &Queue, out: &mut Vec<Finding>) {
                         row.id,
                         a.op
                     ),
+                    choices.into(),
                 ));
             }
         }

@@ -1,14 +1,22 @@
 //! Waking a reader when the witness changes: an inotify watch on `.git` that reports each
 //! time `mosaic-queue.head` is renamed into place or written, so `wait` looks again only when
 //! a write has become durable, never on a timer. No lock is taken.
+//!
+//! A watch follows an inode, not a path, so a `.git` replaced while the reader waits (a copy
+//! moved into place, or swapped in) would leave it watching the old directory. A second watch
+//! on the checkout's root reports `.git` arriving or leaving there, and the watch on `.git`
+//! reports the directory itself moving or going: either moves the watch to whatever `.git`
+//! now is, and the reader looks again.
 
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
-use rustix::fs::inotify;
+use rustix::fs::inotify::{self, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 
 use super::Paths;
@@ -17,31 +25,67 @@ use super::Paths;
 /// that lands between the look and the wait still wakes it.
 pub struct WitnessWatch {
     fd: OwnedFd,
+    /// The witness's file name inside `.git`.
     name: Vec<u8>,
+    git_dir: PathBuf,
+    root: PathBuf,
+    root_wd: i32,
+    /// The watch on `.git` and the directory it follows (device, inode); `None` while no
+    /// directory stands at `.git` (between a replacement's two renames).
+    dir: Option<Watched>,
 }
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Watched {
+    wd: i32,
+    id: (u64, u64),
+}
+
+/// What one read of the pending events asks for.
+#[derive(Default)]
+struct Wake {
+    /// The witness may have changed: look again.
+    look: bool,
+    /// `.git` (or the root) may stand for another directory now: watch it again.
+    rearm: bool,
+}
+
+/// The events that end or move a watched directory itself.
+const GONE: ReadFlags = ReadFlags::DELETE_SELF
+    .union(ReadFlags::MOVE_SELF)
+    .union(ReadFlags::IGNORED)
+    .union(ReadFlags::UNMOUNT);
 
 impl WitnessWatch {
     pub fn new(paths: &Paths) -> io::Result<WitnessWatch> {
         let fd = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
-        // A witness arrives by rename (a write, sync, accept-history); CREATE and CLOSE_WRITE
-        // cover one written in place, DELETE one that disappears.
-        let flags = inotify::WatchFlags::MOVED_TO
-            | inotify::WatchFlags::CREATE
-            | inotify::WatchFlags::CLOSE_WRITE
-            | inotify::WatchFlags::DELETE
-            | inotify::WatchFlags::ONLYDIR;
-        inotify::add_watch(&fd, &paths.git_dir, flags)?;
         let name = paths
             .witness
             .file_name()
             .map(|n| n.as_encoded_bytes().to_vec())
             .unwrap_or_default();
-        Ok(WitnessWatch { fd, name })
+        let root_wd = watch_root(&fd, &paths.root)?;
+        let mut watch = WitnessWatch {
+            fd,
+            name,
+            git_dir: paths.git_dir.clone(),
+            root: paths.root.clone(),
+            root_wd,
+            dir: None,
+        };
+        watch.dir = Some(watch.watch_git_dir()?.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "the checkout has no .git directory",
+            )
+        })?);
+        Ok(watch)
     }
 
     /// Blocks until the witness may have changed (true) or `until` passes (false); `None`
-    /// waits for as long as it takes.
-    pub fn wait(&self, until: Option<Instant>) -> io::Result<bool> {
+    /// waits for as long as it takes. While no directory stands at `.git` it keeps waiting
+    /// for one to arrive: a replacement half done is nothing to look at.
+    pub fn wait(&mut self, until: Option<Instant>) -> io::Result<bool> {
         loop {
             let timeout = match until {
                 Some(t) => {
@@ -61,31 +105,111 @@ impl WitnessWatch {
                 Err(e) if e == Errno::INTR => continue,
                 Err(e) => return Err(e.into()),
             }
-            if self.drain()? {
+            let wake = self.drain()?;
+            // A witness event from a directory no longer at `.git` is another directory's.
+            let moved = wake.look
+                && self
+                    .dir
+                    .is_some_and(|d| identity(&self.git_dir) != Some(d.id));
+            if wake.rearm || moved {
+                self.rearm(wake.rearm)?;
+                // A write may have landed in the new `.git` before its watch: look there.
+                if self.dir.is_some() {
+                    return Ok(true);
+                }
+            } else if wake.look {
                 return Ok(true);
             }
         }
     }
 
-    /// Reads every pending event; true when one names the witness, or events were lost or the
-    /// watch ended, when the caller must look again.
-    fn drain(&self) -> io::Result<bool> {
+    /// Reads every pending event and says what they ask for. A lost event (the queue
+    /// overflowed) may have been any of them.
+    fn drain(&self) -> io::Result<Wake> {
         let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
         let mut events = inotify::Reader::new(&self.fd, &mut buf);
-        let mut hit = false;
+        let mut wake = Wake::default();
         loop {
-            match events.next() {
-                Ok(event) => {
-                    let lost = inotify::ReadFlags::QUEUE_OVERFLOW | inotify::ReadFlags::IGNORED;
-                    hit |= event.events().intersects(lost)
-                        || event.file_name().is_some_and(|n| n.to_bytes() == self.name);
-                }
-                Err(e) if e == Errno::AGAIN => return Ok(hit),
-                Err(e) if e == Errno::INTR => {}
+            let event = match events.next() {
+                Ok(event) => event,
+                Err(e) if e == Errno::AGAIN => return Ok(wake),
+                Err(e) if e == Errno::INTR => continue,
                 Err(e) => return Err(e.into()),
+            };
+            let flags = event.events();
+            let named = |n: &[u8]| event.file_name().is_some_and(|f| f.to_bytes() == n);
+            if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
+                wake.look = true;
+                wake.rearm = true;
+            } else if event.wd() == self.root_wd {
+                wake.rearm |= flags.intersects(GONE) || named(b".git");
+            } else if self.dir.is_some_and(|d| d.wd == event.wd()) {
+                wake.rearm |= flags.intersects(GONE);
+                wake.look |= named(&self.name);
             }
+            // Anything else is from a watch already replaced, whose directory is not `.git`.
         }
     }
+
+    /// Moves the watch on `.git` to the directory standing there now, if one does; with
+    /// `root` the root's watch too (the root itself may have been replaced).
+    fn rearm(&mut self, root: bool) -> io::Result<()> {
+        if root {
+            // Watching the same inode again returns the same descriptor, so no event is lost.
+            self.root_wd = watch_root(&self.fd, &self.root)?;
+        }
+        if let Some(old) = self.dir.take() {
+            // It may be gone already (IGNORED): nothing to remove then.
+            let _ = inotify::remove_watch(&self.fd, old.wd);
+        }
+        self.dir = self.watch_git_dir()?;
+        Ok(())
+    }
+
+    /// A watch on the directory at `.git` now; `None` when nothing stands there.
+    fn watch_git_dir(&self) -> io::Result<Option<Watched>> {
+        // The identity is taken first: if `.git` is replaced before the watch is set, the
+        // next wake finds the two differ and watches again, never the other way round.
+        let Some(id) = identity(&self.git_dir) else {
+            return Ok(None);
+        };
+        // A witness arrives by rename (a write, sync, accept-history); CREATE and CLOSE_WRITE
+        // cover one written in place. One removed is not looked at: without a witness nothing
+        // is durable, and the `.git` it went with may be on its way out while a copy takes its
+        // place. The SELF events say the directory itself moved or went.
+        let flags = WatchFlags::MOVED_TO
+            | WatchFlags::CREATE
+            | WatchFlags::CLOSE_WRITE
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::ONLYDIR;
+        match inotify::add_watch(&self.fd, &self.git_dir, flags) {
+            Ok(wd) => Ok(Some(Watched { wd, id })),
+            Err(e) if e == Errno::NOENT => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The watch on the checkout's root: `.git` renamed or created there, removed or renamed
+/// away, and the root itself moving or going.
+fn watch_root(fd: &OwnedFd, root: &std::path::Path) -> io::Result<i32> {
+    let flags = WatchFlags::MOVED_TO
+        | WatchFlags::MOVED_FROM
+        | WatchFlags::CREATE
+        | WatchFlags::DELETE
+        | WatchFlags::DELETE_SELF
+        | WatchFlags::MOVE_SELF
+        | WatchFlags::ONLYDIR;
+    Ok(inotify::add_watch(fd, root, flags)?)
+}
+
+/// The device and inode of the directory at `path` (through a symlink), if one stands there.
+fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_dir())
+        .map(|m| (m.dev(), m.ino()))
 }
 
 const DAY: Duration = Duration::from_secs(86_400);

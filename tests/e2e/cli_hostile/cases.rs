@@ -5,6 +5,9 @@
 
 use support::fake_gitea::{Answer, Endpoint};
 
+#[path = "doctor_wait.rs"]
+mod doctor_wait;
+
 /// The corpus is counted by family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
@@ -159,6 +162,7 @@ pub fn all() -> Vec<Case> {
     all.extend(contents());
     all.extend(filesystem());
     all.extend(gitea());
+    all.extend(doctor_wait::cases());
     all
 }
 

@@ -373,21 +373,31 @@ impl Scenario<'_> {
         Ok(())
     }
 
-    /// What a person does for `review-unresolved`, as its detail says: look on the issue for a
-    /// comment carrying the attempt's marker, then `review resolve` it (the owner) or have
-    /// jason `review abandon` it.
-    fn settle_request(&self, detail: &str) -> Result<(), String> {
-        let words: Vec<&str> = detail.split(' ').collect();
-        let (Some(id), Some(op)) = (words.get(1), words.get(6)) else {
-            return Err(format!("review-unresolved names no row and op: {detail}"));
+    /// What a person does for `review-unresolved`, from the finding's `choices` as an agent
+    /// reads them: look on the issue for a comment carrying the attempt's marker, then take
+    /// the resolve choice with that comment, else the abandon choice, as the first actor its
+    /// `by` names, every placeholder filled in.
+    fn settle_request(&self, finding: &Value) -> Result<(), String> {
+        let choices = finding["choices"].as_array().cloned().unwrap_or_default();
+        let pick = |verb: &str| {
+            choices.iter().find(|c| {
+                c["command"]
+                    .as_str()
+                    .is_some_and(|cmd| cmd.starts_with(&format!("mosaic-queue review {verb} ")))
+            })
         };
-        let resolve = format!("`mosaic-queue review resolve {id} {op} --comment N`");
-        let abandon = format!("`mosaic-queue review abandon {id} {op} --reason TEXT --yes`");
-        if !detail.contains(&resolve) || !detail.contains(&abandon) {
+        let (Some(resolve), Some(abandon)) = (pick("resolve"), pick("abandon")) else {
             return Err(format!(
-                "review-unresolved does not name resolve and abandon: {detail}"
+                "review-unresolved does not offer resolve and abandon: {finding}"
             ));
-        }
+        };
+        // `mosaic-queue review resolve ID ATTEMPT ...`: the attempt is the fifth word.
+        let words: Vec<&str> = resolve["command"]
+            .as_str()
+            .unwrap_or_default()
+            .split(' ')
+            .collect();
+        let op = words.get(4).copied().unwrap_or_default();
         let remote = self
             .remote
             .as_ref()
@@ -398,39 +408,27 @@ impl Scenario<'_> {
             .comments()
             .into_iter()
             .find(|c| c.body.contains(&marker));
-        let out = match found {
-            Some(c) => {
-                let n = c.id.to_string();
-                self.run(&[
-                    "review",
-                    "resolve",
-                    id,
-                    op,
-                    "--comment",
-                    &n,
-                    "--op",
-                    "person-resolve-0001",
-                    "--by",
-                    "darkwing",
-                ])
-            }
-            None => self.run(&[
-                "review",
-                "abandon",
-                id,
-                op,
-                "--reason",
-                "no comment on the issue after the crash",
-                "--yes",
-                "--op",
-                "person-abandon-0001",
-                "--by",
-                "jason",
-            ]),
+        let (choice, n, new_op) = match &found {
+            Some(c) => (resolve, c.id.to_string(), "person-resolve-0001"),
+            None => (abandon, String::new(), "person-abandon-0001"),
         };
+        let by = choice["by"][0].as_str().unwrap_or_default();
+        let command = choice["command"].as_str().unwrap_or_default();
+        let args: Vec<&str> = command
+            .split(' ')
+            .skip(1)
+            .map(|w| match w {
+                "N" => n.as_str(),
+                "OP" => new_op,
+                "ACTOR" => by,
+                "TEXT" => "no comment on the issue after the crash",
+                w => w,
+            })
+            .collect();
+        let out = self.run(&args);
         if out.code != 0 {
             return Err(format!(
-                "the person's resolve or abandon failed: exit {} {}",
+                "the person's `{command}` failed: exit {} {}",
                 out.code,
                 out.stderr.trim()
             ));
@@ -451,7 +449,7 @@ impl Scenario<'_> {
         let kind = next["kind"].as_str().unwrap_or_default();
         let Some(command) = next["command"].as_str() else {
             if self.person_kinds.contains(&kind) && kind == "review-unresolved" {
-                self.settle_request(next["detail"].as_str().unwrap_or_default())?;
+                self.settle_request(next)?;
                 return Ok(Cure::Person);
             }
             return Err(format!("waits for a person: {}", next["detail"]));
