@@ -332,7 +332,10 @@ fn rows_wait_on_their_dependencies() {
         &change(&["set", "4", "after", "x"], "lead-set-0003", "lead"),
         &[],
     );
-    assert_eq!(out.fails(4), "mosaic-queue: row \"x\" is not a number");
+    assert_eq!(
+        out.fails(2),
+        "mosaic-queue: refused: after \"x\" is not a whole number; give digits, as in 12"
+    );
     repo.assert_unchanged(&before);
 
     // Row 4 waits on row 2, so a new seat gets row 2, then nothing.
@@ -470,16 +473,36 @@ fn wait_times_out_and_refuses_what_can_never_hold() {
     let out = repo.run(&["wait", "9", "--status", "done"], &[]);
     assert_eq!(
         out.fails(2),
-        "mosaic-queue: no row 9 in the queue; `mosaic-queue list` shows the rows"
+        "mosaic-queue: refused: no row 9 in the queue; `mosaic-queue list` shows the rows"
     );
+    // A command line of the wrong shape is usage; a value that is no status or no number of
+    // seconds is invalid data, however it is spelled.
     for args in [
         &["wait", "2"][..],
-        &["wait", "2", "--status", "nope"],
         &["wait", "--revision-after", "1", "--status", "done"],
         &["wait"],
-        &["wait", "2", "--status", "done", "--timeout", "-1"],
     ] {
         assert_eq!(repo.run(args, &[]).code, 4, "{args:?}");
+    }
+    for (args, line) in [
+        (
+            &["wait", "2", "--status", "nope"][..],
+            "mosaic-queue: refused: unknown status \"nope\"; use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
+        ),
+        (
+            &["wait", "2", "--status=nope"],
+            "mosaic-queue: refused: unknown status \"nope\"; use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
+        ),
+        (
+            &["wait", "2", "--status", "done", "--timeout", "-1"],
+            "mosaic-queue: refused: --timeout \"-1\" is not a number of seconds; give one from 0 to 31536000",
+        ),
+        (
+            &["wait", "2", "--status", "done", "--timeout=-1"],
+            "mosaic-queue: refused: --timeout \"-1\" is not a number of seconds; give one from 0 to 31536000",
+        ),
+    ] {
+        assert_eq!(repo.run(args, &[]).fails(2), line, "{args:?}");
     }
     repo.assert_unchanged(&before);
 }

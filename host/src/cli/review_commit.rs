@@ -110,10 +110,7 @@ fn shown(reference: &str) -> String {
 
 pub fn verify_commit(id: u64, reference: &str) -> CliResult {
     let seen = super::read::load_for_read()?;
-    let row = seen
-        .state
-        .row(id)
-        .map_err(|e| Failure::refused(e.to_string()))?;
+    let row = seen.state.row(id).map_err(Failure::from)?;
     let round = review::current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
     let candidate = round
         .candidate
