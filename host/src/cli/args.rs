@@ -135,12 +135,15 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
             "rev-parse",
             "--verify",
             "--quiet",
+            // A candidate may start with `-`: it is a revision, never an option.
+            "--end-of-options",
             &format!("{given}^{{commit}}"),
         ],
     )
     .map_err(|_| {
         Failure::refused(format!(
-            "--candidate {given:?} is neither a manifest file nor a commit"
+            "--candidate {} is neither a manifest file nor a commit",
+            shown(given)
         ))
     })?;
     let refs = git::run(

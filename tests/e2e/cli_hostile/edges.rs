@@ -277,6 +277,27 @@ fn values() -> Vec<Case> {
         )
         .secret(&long),
         case(
+            "candidate/dash",
+            &refs(&change(
+                &["move", "1", "in-review", "--candidate", "--git-dir=x"],
+                "hostile-op-1",
+                "darkwing",
+            )),
+            2,
+            "--candidate \"--git-dir=x\" is neither a manifest file nor a commit",
+        ),
+        case(
+            "candidate/long",
+            &refs(&change(
+                &["move", "1", "in-review", "--candidate", &long],
+                "hostile-op-1",
+                "darkwing",
+            )),
+            2,
+            "… (400 characters) is neither a manifest file nor a commit",
+        )
+        .secret(&long),
+        case(
             "field/unknown",
             &refs(&change(
                 &["set", "1", "colour", "red"],
