@@ -130,7 +130,8 @@ pub enum VerbError {
     MissingCandidate { id: u64 },
     #[error("{flag} applies only to a move to in-review; drop it")]
     CandidateNotAllowed { flag: &'static str },
-    #[error("candidate {value:?} is not a digest: use sha256:<64 hex> or git:<40 hex>")]
+    /// `value` as `rules::shown` quotes it.
+    #[error("candidate {value} is not a digest: use sha256:<64 hex> or git:<40 hex>")]
     BadDigest { value: String },
     #[error("{field} {why}")]
     BadText {

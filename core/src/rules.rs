@@ -47,14 +47,22 @@ pub fn check_op(op: &str) -> Result<(), VerbError> {
 }
 
 /// `text` quoted for a refusal that repeats it, unless it looks like a credential: a refusal
-/// must not print the secret it refuses.
+/// must not print the secret it refuses. Past `SHOWN_CHARS` characters only the start is
+/// quoted, with the length, so a refusal of a huge value stays a readable line.
 pub fn shown(text: &str) -> String {
     if crate::admission::unsafe_to_echo(text) {
-        String::from("(not shown: it looks like a credential)")
-    } else {
-        alloc::format!("{text:?}")
+        return String::from("(not shown: it looks like a credential)");
     }
+    let count = text.chars().count();
+    if count <= SHOWN_CHARS {
+        return alloc::format!("{text:?}");
+    }
+    let start: String = text.chars().take(SHOWN_CHARS).collect();
+    alloc::format!("{start:?}… ({count} characters)")
 }
+
+/// Most characters of a refused value a refusal repeats.
+pub const SHOWN_CHARS: usize = 40;
 
 /// Seat names: 1 to 32 characters of [a-z0-9-], first a letter.
 pub fn is_seat(name: &str) -> bool {
@@ -380,7 +388,7 @@ pub fn check_digest(value: &str) -> Result<(), VerbError> {
         Ok(())
     } else {
         Err(VerbError::BadDigest {
-            value: String::from(value),
+            value: shown(value),
         })
     }
 }
@@ -406,6 +414,28 @@ mod tests {
             assert!(check_op(bad).is_err(), "{bad}");
         }
         assert!(check_op(&"a".repeat(72)).is_ok());
+    }
+
+    #[test]
+    fn a_refusal_quotes_at_most_the_start_of_a_long_value() {
+        assert_eq!(shown("dark wing"), "\"dark wing\"");
+        let edge = "é".repeat(SHOWN_CHARS);
+        assert_eq!(shown(&edge), alloc::format!("{edge:?}"));
+        let long = alloc::format!("{}é", "x".repeat(500));
+        assert_eq!(
+            shown(&long),
+            alloc::format!("\"{}\"… (501 characters)", "x".repeat(SHOWN_CHARS))
+        );
+        let Err(e) = check_digest(&long) else {
+            panic!("a digest")
+        };
+        assert_eq!(
+            alloc::string::ToString::to_string(&e),
+            alloc::format!(
+                "candidate \"{}\"… (501 characters) is not a digest: use sha256:<64 hex> or git:<40 hex>",
+                "x".repeat(SHOWN_CHARS)
+            )
+        );
     }
 
     #[test]

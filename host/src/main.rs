@@ -1,49 +1,41 @@
 //! The `mosaic-queue` binary: parse, run, and turn the outcome into the contract's exit code
-//! (clap's usage errors are `Exit::Usage`; `--help` and `--version` exit 0). The only place
-//! the process exits with a number. With `--json` the one JSON document goes to stdout as well
-//! as the failure's line to stderr.
+//! (a command line the parser refuses is one line, exit 2 or 4; `--help` and `--version` exit
+//! 0). The only place the process exits with a number. With `--json` the one JSON document
+//! goes to stdout as well as the failure's line to stderr.
 
 use clap::error::ErrorKind;
-use mosaic_queue::cli::{self, Failure, output};
+use mosaic_queue::cli::{self, output};
 use mosaic_queue::exit::Exit;
 
 fn main() {
-    // Asked for before parsing, so a usage error can answer in JSON too.
-    let json = std::env::args_os()
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Asked for before parsing, so a command line the parser refuses can answer in JSON too.
+    let json = argv
+        .iter()
         .skip(1)
-        .take_while(|a| a != "--")
+        .take_while(|a| *a != "--")
         .any(|a| a == "--json");
-    let parsed = match cli::help::parse_from(std::env::args_os()) {
+    let parsed = match cli::help::parse_from(&argv) {
         Ok(c) => c,
-        Err(e) => {
-            // A number queue.json could not hold is refused data (exit 2), not a usage slip.
-            if let Some(line) = cli::number::refusal(&e) {
-                cli::warn(&format!("mosaic-queue: {line}"));
-                std::process::exit(Exit::Refused.code());
-            }
-            let usage = !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
-            if json && usage {
-                // One line, as every other failure: clap's first, without its `error: `.
-                let text = e.render().to_string();
-                let line = text.lines().next().unwrap_or("invalid arguments");
-                let line = line.strip_prefix("error: ").unwrap_or(line);
-                let failure = Failure::usage(format!("{line}; see --help"));
-                cli::warn(&format!("mosaic-queue: {}", failure.message));
-                output::set_json(true);
-                std::process::exit(output::finish("", false, &Err(failure)));
-            }
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             // Help and version are an answer on stdout: one that cannot be written fails the
-            // command, as every other answer does (docs/limits.md). A usage message that cannot
-            // be written to stderr is lost and changes nothing.
-            let printed = e.print();
-            if usage {
-                std::process::exit(Exit::Usage.code());
-            }
-            if let Err(why) = printed {
+            // command, as every other answer does (docs/limits.md).
+            if let Err(why) = e.print() {
                 cli::warn(&format!("mosaic-queue: cannot write to stdout: {why}"));
                 std::process::exit(Exit::Failed.code());
             }
             std::process::exit(0);
+        }
+        Err(e) => {
+            // One line whether or not --json was asked for: a refused value exits 2, a slip
+            // of shape 4 (cli/usage.rs).
+            let failure = cli::usage::failure(&e, &argv);
+            cli::warn(&format!("mosaic-queue: {}", failure.message));
+            if json {
+                output::set_json(true);
+                std::process::exit(output::finish("", false, &Err(failure)));
+            }
+            std::process::exit(failure.exit.code());
         }
     };
     output::set_json(parsed.json);

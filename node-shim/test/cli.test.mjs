@@ -61,11 +61,15 @@ function snapshotDir(name, body) {
   return dir;
 }
 
-test('help exits 0 and a usage error 4, as the binary does', () => {
+test('help exits 0, a usage error 4 and a value that is no row id 2, as the binary does', () => {
   assert.match(same(['--help'], 0).stdout, /Usage: mosaic-queue/);
   same([], 4);
-  same(['move', 'not-a-number', 'done'], 4);
   same(['no-such-verb'], 4);
+  const refused = same(['move', 'not-a-number', 'done'], 2);
+  assert.equal(
+    refused.stderr,
+    'mosaic-queue: refused: row id "not-a-number" is not a whole number; give digits, as in 12\n',
+  );
 });
 
 test('verify --snapshot: a golden pair 0, an edited or diverged one 2, a missing one 2', () => {

@@ -75,7 +75,22 @@ fn take_claims_what_next_names_once_and_answers_retries_with_the_receipt() {
     );
     assert_eq!(
         out.ok(),
-        "{\n  \"verb\": \"take\",\n  \"row\": null,\n  \"text\": \"nothing to take\"\n}\n"
+        "{\n  \"op\": \"louie-take-0001\",\n  \"revision\": 2,\n  \"verb\": \"take\",\n  \"row\": null,\n  \"recorded\": false,\n  \"text\": \"nothing to take\",\n  \"current\": null\n}\n"
+    );
+    // huey has row 2 in progress: nothing is taken, and `current` is that row.
+    let out = repo.run(&change(&["take", "--json"], "huey-take-0002", "huey"), &[]);
+    let row2 = repo.row(2);
+    assert_eq!(
+        serde_json::from_str::<Value>(out.ok()).unwrap(),
+        serde_json::json!({
+            "op": "huey-take-0002",
+            "revision": 2,
+            "verb": "take",
+            "row": null,
+            "recorded": false,
+            "text": "nothing to take: huey has row 2 in progress",
+            "current": row2
+        })
     );
     repo.assert_unchanged(&before);
     assert!(!repo.path(".git/mosaic-queue.lock").exists());
@@ -85,17 +100,28 @@ fn take_claims_what_next_names_once_and_answers_retries_with_the_receipt() {
         &change(&["take", "--json"], "darkwing-take-0001", "darkwing"),
         &[],
     );
+    // The receipt object of every change, and `current`: the row taken, as it now stands.
     let v: Value = serde_json::from_str(out.ok()).unwrap();
     assert_eq!(
-        (&v["text"], &v["verb"], &v["row"], &v["recorded"]),
-        (
-            &"ok darkwing-take-0001 rev 3 take 1 queued -> in-progress".into(),
-            &"take".into(),
-            &1.into(),
-            &false.into()
-        )
+        v,
+        serde_json::json!({
+            "op": "darkwing-take-0001",
+            "revision": 3,
+            "verb": "take",
+            "row": 1,
+            "recorded": false,
+            "text": "ok darkwing-take-0001 rev 3 take 1 queued -> in-progress",
+            "current": repo.row(1)
+        })
     );
     assert_eq!(repo.row(1)["owner"], "darkwing");
+    assert!(
+        out.stdout.starts_with(
+            "{\n  \"op\": \"darkwing-take-0001\",\n  \"revision\": 3,\n  \"verb\": \"take\",\n  \"row\": 1,\n  \"recorded\": false,\n  \"text\": \"ok darkwing-take-0001 rev 3 take 1 queued -> in-progress\",\n  \"current\": {\n    \"id\": 1,\n"
+        ),
+        "{}",
+        out.stdout
+    );
     // Later entries keep semantics 3.
     ok(
         &repo,
@@ -127,15 +153,20 @@ fn take_claims_what_next_names_once_and_answers_retries_with_the_receipt() {
         repo.run(&argv, &[]).ok(),
         "ok huey-take-0001 rev 2 take 2 queued -> in-progress\n"
     );
+    // A retry's receipt object: the original receipt, and the row as it stands now (dewey's).
     let out = repo.run(&change(&["take", "--json"], "huey-take-0001", "huey"), &[]);
     let v: Value = serde_json::from_str(out.ok()).unwrap();
     assert_eq!(
-        (&v["text"], &v["row"], &v["recorded"]),
-        (
-            &"ok huey-take-0001 rev 2 take 2 queued -> in-progress".into(),
-            &2.into(),
-            &true.into()
-        )
+        v,
+        serde_json::json!({
+            "op": "huey-take-0001",
+            "revision": 2,
+            "verb": "take",
+            "row": 2,
+            "recorded": true,
+            "text": "ok huey-take-0001 rev 2 take 2 queued -> in-progress",
+            "current": repo.row(2)
+        })
     );
     assert_eq!(repo.row(2)["owner"], "dewey");
     repo.assert_unchanged(&before);
@@ -332,7 +363,10 @@ fn rows_wait_on_their_dependencies() {
         &change(&["set", "4", "after", "x"], "lead-set-0003", "lead"),
         &[],
     );
-    assert_eq!(out.fails(4), "mosaic-queue: row \"x\" is not a number");
+    assert_eq!(
+        out.fails(2),
+        "mosaic-queue: refused: after \"x\" is not a whole number; give digits, as in 12"
+    );
     repo.assert_unchanged(&before);
 
     // Row 4 waits on row 2, so a new seat gets row 2, then nothing.
@@ -470,16 +504,36 @@ fn wait_times_out_and_refuses_what_can_never_hold() {
     let out = repo.run(&["wait", "9", "--status", "done"], &[]);
     assert_eq!(
         out.fails(2),
-        "mosaic-queue: no row 9 in the queue; `mosaic-queue list` shows the rows"
+        "mosaic-queue: refused: no row 9 in the queue; `mosaic-queue list` shows the rows"
     );
+    // A command line of the wrong shape is usage; a value that is no status or no number of
+    // seconds is invalid data, however it is spelled.
     for args in [
         &["wait", "2"][..],
-        &["wait", "2", "--status", "nope"],
         &["wait", "--revision-after", "1", "--status", "done"],
         &["wait"],
-        &["wait", "2", "--status", "done", "--timeout", "-1"],
     ] {
         assert_eq!(repo.run(args, &[]).code, 4, "{args:?}");
+    }
+    for (args, line) in [
+        (
+            &["wait", "2", "--status", "nope"][..],
+            "mosaic-queue: refused: unknown status \"nope\"; use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
+        ),
+        (
+            &["wait", "2", "--status=nope"],
+            "mosaic-queue: refused: unknown status \"nope\"; use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
+        ),
+        (
+            &["wait", "2", "--status", "done", "--timeout", "-1"],
+            "mosaic-queue: refused: --timeout \"-1\" is not a number of seconds; give one from 0 to 31536000",
+        ),
+        (
+            &["wait", "2", "--status", "done", "--timeout=-1"],
+            "mosaic-queue: refused: --timeout \"-1\" is not a number of seconds; give one from 0 to 31536000",
+        ),
+    ] {
+        assert_eq!(repo.run(args, &[]).fails(2), line, "{args:?}");
     }
     repo.assert_unchanged(&before);
 }

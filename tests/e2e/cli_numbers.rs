@@ -145,16 +145,25 @@ fn cases(value: &str) -> Vec<(Vec<String>, String)> {
         let full = change(&args, "jason-numbers-3", "jason");
         all.push((full.iter().map(|s| s.to_string()).collect(), field.into()));
     }
-    // The read verbs take ids too.
-    for args in [
-        vec!["show", value],
-        vec!["show", value, "--json"],
-        vec!["review", "verify-commit", value, "HEAD"],
+    // Row ids in lists go through the same parser as every other row id.
+    let after = format!("1,{value}");
+    for (args, field) in [
+        (vec!["add", "--piece", "text", "--after", &after], "--after"),
+        (vec!["set", "2", "after", &after], "after"),
     ] {
-        all.push((
-            args.iter().map(|s| s.to_string()).collect(),
-            "row id".into(),
-        ));
+        let full = change(&args, "jason-numbers-4", "jason");
+        all.push((full.iter().map(|s| s.to_string()).collect(), field.into()));
+    }
+    // The read verbs take ids too, and every one reads them alike.
+    for (args, field) in [
+        (vec!["show", value], "row id"),
+        (vec!["review", "verify-commit", value, "HEAD"], "row id"),
+        (vec!["wait", value, "--status", "done"], "row id"),
+        (vec!["log", value], "row id"),
+        (vec!["wait", "--revision-after", value], "--revision-after"),
+        (vec!["log", "--limit", value], "--limit"),
+    ] {
+        all.push((args.iter().map(|s| s.to_string()).collect(), field.into()));
     }
     all
 }
@@ -171,7 +180,22 @@ fn every_numeric_field_refuses_2_pow_53_and_leaves_every_file_as_it_was() {
         repo.assert_unchanged(&before);
         seen += 1;
     }
-    assert_eq!(seen, 22);
+    assert_eq!(seen, 27);
+    // With --json, the same line and the error object.
+    let out = repo.run(&["show", BIG, "--json"], &[]);
+    let line = refusal("row id", BIG);
+    let message = line.strip_prefix("mosaic-queue: ").unwrap();
+    assert_eq!(
+        (out.code, out.stderr.as_str(), out.stdout.as_str()),
+        (
+            2,
+            format!("{line}\n").as_str(),
+            format!(
+                "{{\n  \"error\": {{\n    \"exit\": 2,\n    \"kind\": \"invalid-value\",\n    \"message\": \"{message}\",\n    \"next\": \"give the real number\",\n    \"retryable\": false\n  }}\n}}\n"
+            )
+            .as_str()
+        )
+    );
     let out = repo.run(&["verify", "--current"], &[]);
     assert_eq!(
         out.ok(),
@@ -196,17 +220,24 @@ fn numbers_past_u64_and_long_digit_strings_are_refused_the_same_way() {
         assert!(line.contains(huge), "{args:?}: {line}");
         repo.assert_unchanged(&before);
     }
+    // A long one is quoted in part, in every verb that takes a row id.
     let long = "9".repeat(5000);
-    let out = repo.run(&["show", &long], &[]);
-    assert_eq!(
-        out.fails(2),
-        refusal("row id", &format!("{}… (5000 digits)", "9".repeat(40)))
-    );
+    for args in [
+        vec!["show", &long],
+        vec!["wait", &long, "--status", "done"],
+        vec!["log", &long],
+    ] {
+        let out = repo.run(&args, &[]);
+        assert_eq!(
+            out.fails(2),
+            refusal("row id", &format!("{}… (5000 digits)", "9".repeat(40)))
+        );
+    }
     // The largest number the queue holds is a number like any other: no such row.
     let out = repo.run(&["show", "9007199254740991"], &[]);
     assert_eq!(
         out.fails(2),
-        "mosaic-queue: no row 9007199254740991 in the queue; `mosaic-queue list` shows the rows"
+        "mosaic-queue: refused: no row 9007199254740991 in the queue; `mosaic-queue list` shows the rows"
     );
     repo.assert_unchanged(&before);
     repo.run(&["verify"], &[]).ok();

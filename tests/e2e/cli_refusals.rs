@@ -1,6 +1,6 @@
-//! What the CLI refuses, through the real binary: usage errors (exit 4), invalid changes and
-//! the canonical-checkout rules (exit 2), each with one line on stderr and every queue file
-//! left exactly as it was.
+//! What the CLI refuses, through the real binary: usage errors (exit 4), invalid values,
+//! invalid changes and the canonical-checkout rules (exit 2), each with one line on stderr
+//! and every queue file left exactly as it was.
 
 use support::{Repo, run_in};
 
@@ -15,41 +15,113 @@ fn change<'a>(args: &[&'a str], op: &'a str, by: &'a str) -> Vec<&'a str> {
 fn usage_errors_exit_4_and_change_nothing() {
     let repo = Repo::new("usage");
     let before = repo.snapshot();
-    // clap's own errors: an `error:` line and a hint on stderr (no verb at all: the help),
-    // exit 4.
-    for args in [
-        &[][..],
-        &["frobnicate"],
-        &["list", "--bogus"],
-        &["show"],
-        &["show", "one"],
-        &["move", "2"],
-        &["move", "2", "in-progress", "--by", "darkwing"],
-        &["note", "2", "--op", "darkwing-2-note", "--by", "darkwing"],
-        &[
-            "move",
-            "-1",
-            "in-progress",
-            "--op",
-            "darkwing-2-start",
-            "--by",
-            "darkwing",
-        ],
+    // A command line of the wrong shape (no verb, an unknown verb or flag, a missing argument):
+    // one line naming the slip and the help to read, exit 4, as with --json.
+    for (args, line) in [
+        (
+            &[][..],
+            "mosaic-queue: `mosaic-queue` needs a verb; `mosaic-queue --help` lists them",
+        ),
+        (
+            &["frobnicate"],
+            "mosaic-queue: unrecognized subcommand 'frobnicate'; see `mosaic-queue --help`",
+        ),
+        (
+            &["list", "--bogus"],
+            "mosaic-queue: unexpected argument '--bogus' found; see `mosaic-queue list --help`",
+        ),
+        (
+            &["show"],
+            "mosaic-queue: the following required arguments were not provided: <ID>; see `mosaic-queue show --help`",
+        ),
+        (
+            &["move", "2"],
+            "mosaic-queue: the following required arguments were not provided: --op <ID>, <STATUS>; see `mosaic-queue move --help`",
+        ),
+        (
+            &["move", "2", "in-progress", "--by", "darkwing"],
+            "mosaic-queue: the following required arguments were not provided: --op <ID>; see `mosaic-queue move --help`",
+        ),
+        (
+            &["note", "2", "--op", "darkwing-2-note", "--by", "darkwing"],
+            "mosaic-queue: the following required arguments were not provided: <TEXT>; see `mosaic-queue note --help`",
+        ),
+        (
+            &["note", "2", "x", "--by", "darkwing", "--op"],
+            "mosaic-queue: a value is required for '--op <ID>' but none was supplied; see `mosaic-queue note --help`",
+        ),
+        (
+            &[
+                "note",
+                "2",
+                "--op",
+                "darkwing-2-note",
+                "x",
+                "y",
+                "--by",
+                "darkwing",
+            ],
+            "mosaic-queue: unexpected argument 'y' found; see `mosaic-queue note --help`",
+        ),
+        (
+            &["review"],
+            "mosaic-queue: `mosaic-queue review` needs a verb; `mosaic-queue review --help` lists them",
+        ),
     ] {
-        let out = repo.run(args, &[]);
-        assert_eq!(out.code, 4, "{args:?}: {}", out.stderr);
-        assert_eq!(out.stdout, "", "{args:?}");
-        assert!(
-            out.stderr.starts_with("error: ") || out.stderr.contains("Usage: mosaic-queue"),
-            "{args:?}: {}",
-            out.stderr
-        );
+        assert_eq!(repo.run(args, &[]).fails(4), line, "{args:?}");
     }
-    // The CLI's own usage errors: one line.
+    assert_eq!(
+        repo.run(&["note", "2", "x", "--op", "darkwing-2-note"], &[])
+            .fails(4),
+        "mosaic-queue: no actor: pass --by NAME or set MOSAIC_AGENT_NAME"
+    );
+    repo.assert_unchanged(&before);
+}
+
+#[test]
+fn a_value_that_is_not_valid_is_invalid_data_whatever_its_spelling() {
+    let repo = Repo::new("values");
+    let before = repo.snapshot();
+    let status = "mosaic-queue: refused: unknown status \"sideways\"; use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done";
+    let row = "mosaic-queue: refused: row id \"-1\" is not a whole number; give digits, as in 12";
     for (args, line) in [
         (
             change(&["move", "2", "sideways"], "darkwing-2-start", "darkwing"),
-            "mosaic-queue: unknown status \"sideways\": use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
+            status,
+        ),
+        (
+            vec![
+                "move",
+                "2",
+                "--op",
+                "darkwing-2-start",
+                "--by",
+                "darkwing",
+                "--",
+                "sideways",
+            ],
+            status,
+        ),
+        (
+            change(
+                &["move", "-1", "in-progress"],
+                "darkwing-2-start",
+                "darkwing",
+            ),
+            row,
+        ),
+        (
+            vec![
+                "move",
+                "--op",
+                "darkwing-2-start",
+                "--by",
+                "darkwing",
+                "--",
+                "-1",
+                "in-progress",
+            ],
+            row,
         ),
         (
             change(
@@ -57,7 +129,7 @@ fn usage_errors_exit_4_and_change_nothing() {
                 "darkwing-1-colour",
                 "darkwing",
             ),
-            "mosaic-queue: unknown field \"colour\": use piece, gate, issues, closes, reviewers, brief or after",
+            "mosaic-queue: refused: unknown field \"colour\"; use piece, gate, issues, closes, reviewers, brief or after",
         ),
         (
             change(
@@ -65,7 +137,7 @@ fn usage_errors_exit_4_and_change_nothing() {
                 "darkwing-1-issues",
                 "darkwing",
             ),
-            "mosaic-queue: issue \"twelve\" is not a number",
+            "mosaic-queue: refused: issues \"twelve\" is not a whole number; give digits, as in 12",
         ),
         (
             change(
@@ -73,14 +145,10 @@ fn usage_errors_exit_4_and_change_nothing() {
                 "darkwing-2-done",
                 "darkwing",
             ),
-            "mosaic-queue: --evidence \"comment=1\": write comment=<id>,round=<n>,candidate=<digest>",
-        ),
-        (
-            vec!["note", "2", "x", "--op", "darkwing-2-note"],
-            "mosaic-queue: no actor: pass --by NAME or set MOSAIC_AGENT_NAME",
+            "mosaic-queue: refused: --evidence \"comment=1\" is not evidence; write comment=<id>,round=<n>,candidate=<digest>",
         ),
     ] {
-        assert_eq!(repo.run(&args, &[]).fails(4), line, "{args:?}");
+        assert_eq!(repo.run(&args, &[]).fails(2), line, "{args:?}");
     }
     repo.assert_unchanged(&before);
 }

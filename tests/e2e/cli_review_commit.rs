@@ -362,7 +362,7 @@ fn rows_refs_and_rounds_that_cannot_be_checked_refuse() {
     );
     assert_eq!(
         refused("99", "HEAD"),
-        "mosaic-queue: no row 99 in the queue; `mosaic-queue list` shows the rows"
+        "mosaic-queue: refused: no row 99 in the queue; `mosaic-queue list` shows the rows"
     );
     review_row_2(&repo, "HEAD", 1, 3);
     for reference in ["no-such-ref", "HEAD:docs/plans/QUEUE.md", "HEAD~9"] {

@@ -126,30 +126,17 @@ fn a_refusal_keeps_its_line_and_code_and_prints_the_error_object() {
 #[test]
 fn a_usage_error_is_one_line_and_an_error_object() {
     let repo = Repo::new("json-usage");
+    let line = "mosaic-queue: the following required arguments were not provided: --op <ID>, <STATUS>; see `mosaic-queue move --help`";
     let out = repo.run(&["move", "1", "--json"], &[]);
-    assert_eq!(out.code, 4);
-    let line = out.stderr.strip_suffix('\n').unwrap();
-    assert!(!line.contains('\n'), "{:?}", out.stderr);
-    assert!(
-        line.starts_with("mosaic-queue: the following required arguments were not provided:"),
-        "{line}"
+    json_failure(
+        &out,
+        4,
+        line,
+        "{\n  \"error\": {\n    \"exit\": 4,\n    \"kind\": \"usage\",\n    \"message\": \"the following required arguments were not provided: --op <ID>, <STATUS>; see `mosaic-queue move --help`\",\n    \"next\": \"see `mosaic-queue move --help`\",\n    \"retryable\": false\n  }\n}\n",
     );
-    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["error"]["exit"], 4);
-    assert_eq!(doc["error"]["kind"], "usage");
-    assert_eq!(doc["error"]["next"], "see --help");
-    assert_eq!(doc["error"]["retryable"], false);
-    assert_eq!(
-        format!(
-            "mosaic-queue: {}",
-            doc["error"]["message"].as_str().unwrap()
-        ),
-        line
-    );
-    // Without --json, clap's own text as before.
+    // Without --json, the same one line and nothing on stdout.
     let plain = repo.run(&["move", "1"], &[]);
-    assert_eq!((plain.code, plain.stdout.as_str()), (4, ""));
-    assert!(plain.stderr.contains("Usage: mosaic-queue move"));
+    assert_eq!(plain.fails(4), line);
 }
 
 #[test]
@@ -262,9 +249,12 @@ fn log_lists_newest_first_and_filters_by_row() {
     let before = repo.snapshot();
     assert_eq!(
         repo.run(&["log", "9"], &[]).fails(2),
-        "mosaic-queue: no row 9 in the queue; `mosaic-queue list` shows the rows"
+        "mosaic-queue: refused: no row 9 in the queue; `mosaic-queue list` shows the rows"
     );
-    assert_eq!(repo.run(&["log", "--limit", "0"], &[]).code, 4);
+    assert_eq!(
+        repo.run(&["log", "--limit", "0"], &[]).fails(2),
+        "mosaic-queue: refused: --limit 0 counts nothing; give 1 or more"
+    );
     repo.assert_unchanged(&before);
 }
 
@@ -433,9 +423,10 @@ fn completions_are_generated_for_each_shell() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
+    // A shell that is none of the four is a value refused, exit 2.
     assert_eq!(
-        run_in(Path::new("/"), &["completions", "tcsh"], &[]).code,
-        4
+        run_in(Path::new("/"), &["completions", "tcsh"], &[]).fails(2),
+        "mosaic-queue: refused: shell \"tcsh\" is not one of bash, zsh, fish, powershell; give one of them"
     );
 }
 

@@ -16,6 +16,7 @@ mod cli_limits;
 mod cli_locks;
 mod cli_messages;
 mod cli_numbers;
+mod cli_prime;
 mod cli_recovery;
 mod cli_refusals;
 mod cli_review;

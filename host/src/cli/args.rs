@@ -12,49 +12,39 @@ use mosaic_queue_core::review::manifest;
 use mosaic_queue_core::verbs::{AbandonCmd, Command, NewRow};
 use mosaic_queue_core::{Status, rules};
 
+use mosaic_queue_core::rules::shown;
+
 use super::number::{self, NumberError};
 use super::{Change, Failure, ReviewVerb, Verb};
 use crate::git;
 use crate::io::{Kind, Refusal};
 
-fn status(s: &str) -> Result<Status, Failure> {
-    Status::parse(s).ok_or_else(|| {
-        Failure::usage(format!(
-            "unknown status {s:?}: use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done"
+/// A status as a move's STATUS, `add --status` and `wait --status` take it.
+pub(super) fn status(s: &str) -> Result<Status, Failure> {
+    Status::parse(s.trim()).ok_or_else(|| {
+        invalid(format!(
+            "refused: unknown status {}; use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done",
+            shown(s)
         ))
     })
 }
 
-/// Issue numbers as given to `field`: `12`, `#12`, comma-separated; empty items are skipped.
-/// One queue.json could not hold is refused (exit 2) before anything is read.
-fn issues(field: &str, items: &[String]) -> Result<Vec<u64>, Failure> {
-    items
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .map(|s| match number::parse(s.trim_start_matches('#')) {
-            Ok(n) => Ok(n),
-            Err(e @ NumberError::TooLarge(_)) => {
-                Err(Failure::refused(format!("refused: {field} {e}")))
-            }
-            Err(NumberError::NotANumber) => {
-                Err(Failure::usage(format!("issue {s:?} is not a number")))
-            }
-        })
-        .collect()
+/// A value the command line gave that is not valid: invalid data, exit 2, nothing read.
+pub(super) fn invalid(message: String) -> Failure {
+    Failure::refused(message).kind(number::INVALID_VALUE)
 }
 
-/// Row ids as given: `3`, `#3`, comma-separated; empty items are skipped, so `''` is none.
-fn rows(items: &[String]) -> Result<Vec<u64>, Failure> {
+/// Numbers as given to `name`, comma-separated, each read by `parse` (`number::id` for row ids
+/// and issues); empty items are skipped, so `''` is none.
+fn numbers(
+    name: &str,
+    items: &[String],
+    parse: fn(&str) -> Result<u64, NumberError>,
+) -> Result<Vec<u64>, Failure> {
     items
         .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.trim_start_matches('#')
-                .parse::<u64>()
-                .map_err(|_| Failure::usage(format!("row {s:?} is not a number")))
-        })
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| parse(s).map_err(|e| number::refused(name, &e)))
         .collect()
 }
 
@@ -69,27 +59,24 @@ fn seats(items: &[String]) -> Vec<String> {
 /// `comment=<id>,round=<n>,candidate=<digest>`, each key once.
 fn evidence(text: &str) -> Result<Evidence, Failure> {
     let bad = || {
-        Failure::usage(format!(
-            "--evidence {text:?}: write comment=<id>,round=<n>,candidate=<digest>"
+        invalid(format!(
+            "refused: --evidence {} is not evidence; write comment=<id>,round=<n>,candidate=<digest>",
+            shown(text)
         ))
     };
     let (mut comment, mut round, mut candidate) = (None, None, None);
     for part in text.split(',') {
         let (key, value) = part.split_once('=').ok_or_else(bad)?;
-        // Numbers queue.json could not hold are refused data (exit 2); words are usage slips.
-        let number = |name: &str| match number::parse(value.trim()) {
-            Ok(n) => Ok(n),
-            Err(e @ NumberError::TooLarge(_)) => {
-                Err(Failure::refused(format!("refused: --evidence {name}={e}")))
-            }
-            Err(NumberError::NotANumber) => Err(bad()),
+        let number = |name: &str| {
+            number::parse(value.trim())
+                .map_err(|e| invalid(format!("refused: --evidence {name}={e}")))
         };
         match key.trim() {
             "comment" if comment.is_none() => comment = Some(number("comment")?),
             "round" if round.is_none() => {
                 let n = number("round")?;
                 round = Some(u32::try_from(n).map_err(|_| {
-                    Failure::refused(format!(
+                    invalid(format!(
                         "refused: --evidence round={n} is no row's round; give the current round's number"
                     ))
                 })?)
@@ -148,12 +135,15 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
             "rev-parse",
             "--verify",
             "--quiet",
+            // A candidate may start with `-`: it is a revision, never an option.
+            "--end-of-options",
             &format!("{given}^{{commit}}"),
         ],
     )
     .map_err(|_| {
         Failure::refused(format!(
-            "--candidate {given:?} is neither a manifest file nor a commit"
+            "--candidate {} is neither a manifest file nor a commit",
+            shown(given)
         ))
     })?;
     let refs = git::run(
@@ -199,11 +189,11 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 owner,
                 status: status(&st)?,
                 gate,
-                issues: issues("--issues", &is)?,
+                issues: numbers("--issues", &is, number::id)?,
                 reviewers: seats(&reviewers),
                 brief,
                 note,
-                after: rows(&after)?,
+                after: numbers("--after", &after, number::id)?,
             }),
             change,
         ),
@@ -260,18 +250,19 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             change,
         } => {
             let field = SetField::parse(&field).ok_or_else(|| {
-                Failure::usage(format!(
-                    "unknown field {field:?}: use piece, gate, issues, closes, reviewers, brief or after"
+                invalid(format!(
+                    "refused: unknown field {}; use piece, gate, issues, closes, reviewers, brief or after",
+                    shown(&field)
                 ))
             })?;
             let items: Vec<String> = value.split(',').map(str::to_owned).collect();
             let value = match field {
                 SetField::Piece | SetField::Gate | SetField::Brief => SetValue::Text(Some(value)),
                 SetField::Issues | SetField::Closes => {
-                    SetValue::Numbers(issues(field.as_str(), &items)?)
+                    SetValue::Numbers(numbers(field.as_str(), &items, number::id)?)
                 }
                 SetField::Reviewers => SetValue::Seats(seats(&items)),
-                SetField::After => SetValue::Numbers(rows(&items)?),
+                SetField::After => SetValue::Numbers(numbers("after", &items, number::id)?),
             };
             (
                 Command::Set(SetArgs {
@@ -318,8 +309,9 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 "approve" => VerdictKind::Approve,
                 "changes" => VerdictKind::Changes,
                 other => {
-                    return Err(Failure::usage(format!(
-                        "--verdict {other:?}: write approve or changes"
+                    return Err(invalid(format!(
+                        "refused: unknown verdict {}; use approve or changes",
+                        shown(other)
                     )));
                 }
             };
@@ -355,13 +347,28 @@ mod tests {
             (e.comment, e.round, e.candidate.as_str()),
             (12, 2, "sha256:ab")
         );
-        for bad in [
-            "comment=1,round=2",
-            "comment=x,round=1,candidate=c",
-            "comment=1,comment=2,round=1,candidate=c",
-        ] {
-            assert_eq!(evidence(bad).unwrap_err().exit, Exit::Usage, "{bad}");
-        }
+        let e = evidence("comment=1,round=2").unwrap_err();
+        assert_eq!(
+            (e.exit, e.message.as_str()),
+            (
+                Exit::Refused,
+                "refused: --evidence \"comment=1,round=2\" is not evidence; write comment=<id>,round=<n>,candidate=<digest>"
+            )
+        );
+        // A value a credential could hide in is not repeated.
+        let e = evidence("comment=1,comment=2,round=1,candidate=c").unwrap_err();
+        assert_eq!(
+            (e.exit, e.message.as_str()),
+            (
+                Exit::Refused,
+                "refused: --evidence (not shown: it looks like a credential) is not evidence; write comment=<id>,round=<n>,candidate=<digest>"
+            )
+        );
+        let e = evidence("comment=x,round=1,candidate=c").unwrap_err();
+        assert_eq!(
+            e.message,
+            "refused: --evidence comment=\"x\" is not a whole number; give digits, as in 12"
+        );
         for big in [
             "comment=9007199254740992,round=1,candidate=c",
             "comment=1,round=9007199254740992,candidate=c",
@@ -372,16 +379,26 @@ mod tests {
     }
 
     #[test]
-    fn issues_accept_hashes_and_refuse_words() {
+    fn issues_and_rows_accept_hashes_and_refuse_words_with_exit_2() {
         assert_eq!(
-            issues("--issues", &["#12".into(), " 14".into(), "".into()]).unwrap(),
+            numbers(
+                "--issues",
+                &["#12".into(), " 14".into(), "".into(), " ".into()],
+                number::id
+            )
+            .unwrap(),
             vec![12, 14]
         );
+        let words = numbers("--after", &["3".into(), "twelve".into()], number::id).unwrap_err();
         assert_eq!(
-            issues("--issues", &["twelve".into()]).unwrap_err().exit,
-            Exit::Usage
+            (words.exit, words.message.as_str(), words.kind_name()),
+            (
+                Exit::Refused,
+                "refused: --after \"twelve\" is not a whole number; give digits, as in 12",
+                "invalid-value"
+            )
         );
-        let big = issues("--issues", &["#9007199254740992".into()]).unwrap_err();
+        let big = numbers("--issues", &["#9007199254740992".into()], number::id).unwrap_err();
         assert_eq!(
             (big.exit, big.message.as_str()),
             (

@@ -4,21 +4,28 @@
 
 use mosaic_queue_core::queue::NOTHING_TO_TAKE;
 use mosaic_queue_core::verbs::{Command, TakeCmd};
-use mosaic_queue_core::{Outcome, Row, Status, next, stale};
+use mosaic_queue_core::{Outcome, Queue, Row, Status, next, stale};
 use serde::Serialize;
 
-use super::output::acknowledge;
+use super::output::{acknowledge, entry_row};
 use super::{Change, CliResult, actor, args, read};
 use crate::clock;
 use crate::store::Paths;
 use crate::store::session;
 
-/// What `take --json` prints when there is nothing to take: its one document.
+/// What `take --json` prints when there is nothing to take: the keys of the receipt object it
+/// prints after a take (docs/json.md), with no row taken and no entry written.
 #[derive(Serialize)]
 struct NothingJson<'a> {
+    op: &'a str,
+    /// The revision `next` looked at; nothing was written.
+    revision: u64,
     verb: &'static str,
     row: Option<u64>,
+    recorded: bool,
     text: &'a str,
+    /// The seat's own in-progress row when `next` names it (why nothing was taken), else null.
+    current: Option<&'a Row>,
 }
 
 /// `take --op ID [--by SEAT]`: under the lock, the row `next SEAT` names moves to in-progress
@@ -30,28 +37,40 @@ pub fn take(change: &Change) -> CliResult {
     take_in(&session::locate()?, &change.op, &by)
 }
 
-/// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too.
+/// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too. With
+/// `--json` the receipt object carries `current`, the row taken as it now stands.
 pub(super) fn take_in(paths: &Paths, op: &str, by: &str) -> CliResult {
     let take = Command::Take(TakeCmd {});
-    let (outcome, _) = session::change(paths, &take, op, by, acknowledge(op))?;
+    let (outcome, queue) = session::change(paths, &take, op, by, acknowledge(op))?;
     match outcome {
-        Outcome::NothingToTake { held } => nothing_to_take(by, held),
-        Outcome::Applied { .. } | Outcome::Recorded { .. } => Ok(()),
+        Outcome::NothingToTake { held } => nothing_to_take(&queue, op, by, held),
+        Outcome::Applied { .. } | Outcome::Recorded { .. } => {
+            let taken = queue.entry_for_op(op).and_then(|e| entry_row(&e.args));
+            if let Some(row) = taken.and_then(|id| queue.state().row(id).ok()) {
+                super::output::attach_current(row);
+            }
+            Ok(())
+        }
     }
 }
 
 /// What `take` prints when it writes nothing: `nothing to take`, and why when the seat already
-/// has the row `next` names in progress; `{"verb": "take", "row": null, ...}` with `--json`.
-pub(super) fn nothing_to_take(by: &str, held: Option<u64>) -> CliResult {
+/// has the row `next` names in progress; with `--json`, `NothingJson`.
+fn nothing_to_take(queue: &Queue, op: &str, by: &str, held: Option<u64>) -> CliResult {
     let text = match held {
         Some(id) => format!("{NOTHING_TO_TAKE}: {by} has row {id} in progress"),
         None => String::from(NOTHING_TO_TAKE),
     };
     if super::output::json() {
+        let state = queue.state();
         return read::print_json(&NothingJson {
+            op,
+            revision: state.revision,
             verb: "take",
             row: None,
+            recorded: false,
             text: &text,
+            current: held.and_then(|id| state.row(id).ok()),
         });
     }
     super::out(&format!("{text}\n"))

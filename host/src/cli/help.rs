@@ -137,8 +137,8 @@ pub fn man(words: &[String]) -> CliResult {
     for word in words {
         cmd = cmd.find_subcommand(word).cloned().ok_or_else(|| {
             Failure::usage(format!(
-                "no verb {:?}; `mosaic-queue --help` lists them",
-                words.join(" ")
+                "no verb {}; `mosaic-queue --help` lists them",
+                mosaic_queue_core::rules::shown(&words.join(" "))
             ))
         })?;
     }

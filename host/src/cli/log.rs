@@ -31,9 +31,7 @@ pub fn log(id: Option<u64>, limit: Option<usize>) -> CliResult {
     let queue = super::read::load_queue_for_read()?;
     let state = queue.state();
     if let Some(id) = id {
-        state
-            .row(id)
-            .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+        state.row(id).map_err(Failure::from)?;
     }
     let entries: Vec<&Entry> = queue
         .file()

@@ -21,6 +21,7 @@ mod review_commit;
 mod snapshot;
 mod sync;
 mod unlock;
+pub mod usage;
 mod verify_snapshot;
 mod wait;
 mod write;
@@ -264,23 +265,11 @@ pub struct Cli {
 pub struct Change {
     /// The operation id, 8 to 72 characters of [a-z0-9._-] (e.g. darkwing-3-start-1); run the
     /// same command with the same id again to retry it safely
-    #[arg(long, value_name = "ID", allow_hyphen_values = true, value_parser = op_value)]
+    #[arg(long, value_name = "ID", allow_hyphen_values = true)]
     pub op: String,
     /// The acting seat (e.g. darkwing, lead, jason); defaults to $MOSAIC_AGENT_NAME
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
     pub by: Option<String>,
-}
-
-/// `--op`'s value as the parser takes it. One that starts with `-` could be a flag whose
-/// value was forgotten (`--op --by x`), so it is a usage error naming the value; every other bad
-/// op id reaches the op rules and is refused (exit 2).
-fn op_value(value: &str) -> Result<String, String> {
-    if value.starts_with('-') {
-        return Err(format!(
-            "an op id starts with a letter or digit, and {value:?} starts with `-`; give --op its ID"
-        ));
-    }
-    Ok(value.to_owned())
 }
 
 #[derive(Subcommand, Debug)]
@@ -293,14 +282,14 @@ pub enum Verb {
     List {
         /// Only rows in progress or in review with no log entry for DAYS days, oldest first,
         /// with their owners
-        #[arg(long, value_name = "DAYS")]
+        #[arg(long, value_name = "DAYS", allow_hyphen_values = true, value_parser = number::days)]
         stale: Option<u32>,
     },
     /// One row with its status, owner, review round and move reason (unlocked read).
     #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]
     Show {
         /// The row's number (the table's # column)
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
     },
     /// The row a seat should take up next (unlocked read; docs/next.md says how it picks).
@@ -321,15 +310,21 @@ pub enum Verb {
     )]
     Wait {
         /// The row to wait on (with --status)
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: Option<u64>,
         /// The statuses that end the wait, comma-separated
-        #[arg(long, value_delimiter = ',', value_name = "S,...")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            value_name = "S,...",
+            allow_hyphen_values = true
+        )]
         status: Vec<String>,
         /// End the wait once a durable revision above N exists
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::parse)]
         revision_after: Option<u64>,
         /// Give up after SECONDS (fractions allowed); without it, wait as long as it takes
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
         timeout: Option<String>,
     },
     /// A short orientation for an agent starting a session: who the seat is, its rows, what
@@ -349,9 +344,10 @@ pub enum Verb {
     Log {
         /// Only the entries that touched this row (its genesis, moves, edits and review
         /// entries, outcomes included)
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: Option<u64>,
         /// At most N entries, the newest (N >= 1)
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::count)]
         limit: Option<u64>,
     },
     /// Add a row (the lead, jason or sage).
@@ -363,17 +359,27 @@ pub enum Verb {
         #[arg(long, value_name = "TEXT")]
         piece: String,
         /// The seat that owns the row (1 to 32 characters of [a-z0-9-], starting with a letter)
-        #[arg(long, value_name = "SEAT")]
+        #[arg(long, value_name = "SEAT", allow_hyphen_values = true)]
         owner: Option<String>,
         /// The row's issue numbers: 12 or #12, comma-separated or repeated
-        #[arg(long, value_name = "N,...", value_delimiter = ',')]
+        #[arg(
+            long,
+            value_name = "N,...",
+            value_delimiter = ',',
+            allow_hyphen_values = true
+        )]
         issues: Vec<String>,
         /// Who or what gates the row (free text, e.g. jason; the table's Gate column)
         #[arg(long, value_name = "TEXT")]
         gate: Option<String>,
         /// Seats that review the row, comma-separated: its move to in-review then posts a review
         /// request on Gitea
-        #[arg(long, value_name = "SEAT,...", value_delimiter = ',')]
+        #[arg(
+            long,
+            value_name = "SEAT,...",
+            value_delimiter = ',',
+            allow_hyphen_values = true
+        )]
         reviewers: Vec<String>,
         /// Where the row's brief lives: a path or link target, no spaces or parentheses
         #[arg(long, value_name = "TEXT")]
@@ -382,10 +388,20 @@ pub enum Verb {
         #[arg(long, value_name = "TEXT")]
         note: Option<String>,
         /// The new row's status: queued or parked
-        #[arg(long, value_name = "STATUS", default_value = "queued")]
+        #[arg(
+            long,
+            value_name = "STATUS",
+            default_value = "queued",
+            allow_hyphen_values = true
+        )]
         status: String,
         /// Rows the new row waits on, comma-separated: next names it only once they are done
-        #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+        #[arg(
+            long,
+            value_name = "ID,...",
+            value_delimiter = ',',
+            allow_hyphen_values = true
+        )]
         after: Vec<String>,
         #[command(flatten)]
         change: Change,
@@ -396,7 +412,7 @@ pub enum Verb {
     )]
     Move {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The new status: queued, in-progress, in-review, waiting-on-jason, blocked, parked or
         /// done
@@ -407,15 +423,19 @@ pub enum Verb {
         reason: Option<String>,
         /// For in-review, what is reviewed: a manifest file (one `<sha256> <path>` line per
         /// file) or a commit (sha, branch, tag or HEAD) reachable from a branch or tag
-        #[arg(long, value_name = "FILE|REV")]
+        #[arg(long, value_name = "FILE|REV", allow_hyphen_values = true)]
         candidate: Option<String>,
         /// For in-review, the issue the review runs on: one of the row's issues (needed when
         /// it has several)
-        #[arg(long, value_name = "N", value_parser = number::parse)]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::id)]
         issue: Option<u64>,
         /// For done from a round that posted nothing (no reviewers): the approving comment, as
         /// comment=<id>,round=<n>,candidate=<digest>
-        #[arg(long, value_name = "comment=ID,round=N,candidate=DIGEST")]
+        #[arg(
+            long,
+            value_name = "comment=ID,round=N,candidate=DIGEST",
+            allow_hyphen_values = true
+        )]
         evidence: Option<String>,
         #[command(flatten)]
         change: Change,
@@ -433,7 +453,7 @@ pub enum Verb {
     )]
     Release {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         #[command(flatten)]
         change: Change,
@@ -444,7 +464,7 @@ pub enum Verb {
     )]
     Assign {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The seat that becomes the owner (1 to 32 characters of [a-z0-9-])
         seat: String,
@@ -457,7 +477,7 @@ pub enum Verb {
     )]
     Note {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The note, one line (no \ or <); '' clears it
         text: String,
@@ -470,13 +490,14 @@ pub enum Verb {
     )]
     Set {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The field: piece, gate, issues, closes, reviewers, brief or after
         field: String,
         /// The new value: one line of text for piece and gate, a link target (no spaces or
         /// parentheses) for brief, comma-separated issue numbers for issues and closes,
         /// comma-separated seats for reviewers, comma-separated rows for after ('' clears it)
+        #[arg(allow_negative_numbers = true)]
         value: String,
         /// Why: required when closes is narrowed to fewer than the row's issues
         #[arg(long, value_name = "TEXT")]
@@ -526,7 +547,7 @@ pub enum Verb {
     )]
     Sync {
         /// The op to ask about, instead of confirming the tail
-        #[arg(long, value_name = "ID")]
+        #[arg(long, value_name = "ID", allow_hyphen_values = true)]
         op: Option<String>,
     },
     /// Copy queue.json and QUEUE.md into an empty directory outside the repository.
@@ -549,7 +570,7 @@ pub enum Verb {
         #[arg(long)]
         genesis: bool,
         /// The acting seat; defaults to $MOSAIC_AGENT_NAME
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
         by: Option<String>,
     },
     /// Remove a dead or mismatched queue lock; --check-gate classifies a stale unlock gate.
@@ -592,7 +613,7 @@ pub enum Verb {
     #[command(after_help = "Example:\n  mosaic-queue install-hook --by jason")]
     InstallHook {
         /// The acting seat; defaults to $MOSAIC_AGENT_NAME
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
         by: Option<String>,
     },
     /// Report drift between the migration map and the current QUEUE.md (read-only).
@@ -641,7 +662,7 @@ pub enum ReviewVerb {
     )]
     Request {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         #[command(flatten)]
         change: Change,
@@ -653,12 +674,12 @@ pub enum ReviewVerb {
     )]
     Resolve {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The op of the request attempt (as `show` lists it)
         attempt: String,
         /// The id of the comment found on the issue (the N of its #issuecomment-N link)
-        #[arg(long, value_name = "N", value_parser = number::parse)]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::parse)]
         comment: u64,
         #[command(flatten)]
         change: Change,
@@ -669,7 +690,7 @@ pub enum ReviewVerb {
     )]
     Abandon {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The op of the request attempt (as `show` lists it)
         attempt: String,
@@ -688,16 +709,16 @@ pub enum ReviewVerb {
     )]
     Record {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// approve or changes
-        #[arg(long, value_name = "approve|changes")]
+        #[arg(long, value_name = "approve|changes", allow_hyphen_values = true)]
         verdict: String,
         /// The id of the comment carrying your verdict on the round's issue
-        #[arg(long, value_name = "N", value_parser = number::parse)]
+        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::parse)]
         comment: u64,
         /// The round's candidate digest as `show` prints it: sha256:<64 hex> or git:<40 hex>
-        #[arg(long, value_name = "DIGEST")]
+        #[arg(long, value_name = "DIGEST", allow_hyphen_values = true)]
         candidate: String,
         #[command(flatten)]
         change: Change,
@@ -706,7 +727,7 @@ pub enum ReviewVerb {
     #[command(after_help = "Example:\n  mosaic-queue review verify-commit 3 HEAD")]
     VerifyCommit {
         /// The row's number
-        #[arg(value_parser = number::parse)]
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
         id: u64,
         /// The commit or tree to check: a sha, branch, tag or HEAD
         #[arg(value_name = "REF")]

@@ -1,13 +1,15 @@
-//! Numbers on the command line (row ids, issues, comment ids, evidence) held, where they are
-//! parsed, to the limit queue.json's reader enforces (2^53-1): a larger one is refused with
-//! exit 2 before anything is read or written. The core checks the same limit again.
+//! Numbers on the command line (row ids, issues, comment ids, counts) held, where they are
+//! parsed, to the limit queue.json's reader enforces (2^53-1). One parser per kind, the same in
+//! every verb and list: a value that is no number, or a number too large, is invalid data
+//! (exit 2) refused in one line that names the argument, before anything is read or written.
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
 use mosaic_queue_core::canon::MAX_SAFE_INTEGER;
+use mosaic_queue_core::rules::shown;
 
 use super::Failure;
 
-/// Why a number on the command line was not taken.
+/// Why a number on the command line was not taken; each message quotes at most the start of a
+/// long value and ends with the step to take.
 #[derive(Debug, thiserror::Error)]
 pub enum NumberError {
     /// Digits for a value queue.json could not hold (kept as given, shortened).
@@ -15,20 +17,56 @@ pub enum NumberError {
         "{0} is above 9007199254740991 (2^53-1), the largest number queue.json can hold; give the real number"
     )]
     TooLarge(String),
-    #[error("not a whole number")]
-    NotANumber,
+    /// Text that is no whole number, quoted and shortened.
+    #[error("{0} is not a whole number; give digits, as in 12")]
+    NotANumber(String),
+    /// A count that must be 1 or more.
+    #[error("0 counts nothing; give 1 or more")]
+    Zero,
+    /// A number above what the argument takes.
+    #[error("{value} is above {max}, the most it takes; give a smaller number")]
+    Above { value: u64, max: u64 },
 }
 
-/// Parses a whole number of at most 2^53-1 (clap's value parser for ids and comment ids).
+/// Parses a whole number of at most 2^53-1: digits, with an optional leading `+`.
 pub fn parse(text: &str) -> Result<u64, NumberError> {
     let digits = text.strip_prefix('+').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(NumberError::NotANumber);
+        return Err(NumberError::NotANumber(shown(text)));
     }
     match digits.parse::<u64>() {
         Ok(n) if n <= MAX_SAFE_INTEGER => Ok(n),
         _ => Err(NumberError::TooLarge(shortened(digits))),
     }
+}
+
+/// A row id or an issue number, as the table and the lists write them: `3` or `#3`, white
+/// space around it ignored. Every row id of every verb (positional, `--after`, `set ID after`)
+/// and every issue number goes through here.
+pub fn id(text: &str) -> Result<u64, NumberError> {
+    let trimmed = text.trim();
+    parse(trimmed.strip_prefix('#').unwrap_or(trimmed)).map_err(|e| match e {
+        // Quote what was given, not what was left after the `#`.
+        NumberError::NotANumber(_) => NumberError::NotANumber(shown(text)),
+        other => other,
+    })
+}
+
+/// A count of at least 1 (`log --limit`).
+pub fn count(text: &str) -> Result<u64, NumberError> {
+    match parse(text)? {
+        0 => Err(NumberError::Zero),
+        n => Ok(n),
+    }
+}
+
+/// A number of days (`list --stale`), at most what a `u32` holds.
+pub fn days(text: &str) -> Result<u32, NumberError> {
+    let n = parse(text)?;
+    u32::try_from(n).map_err(|_| NumberError::Above {
+        value: n,
+        max: u64::from(u32::MAX),
+    })
 }
 
 /// At most 40 digits of a hostile number, so the refusal stays one readable line.
@@ -40,36 +78,13 @@ fn shortened(digits: &str) -> String {
     }
 }
 
-/// `parse` for `field`, as a refusal: exit 2 for a number too large, exit 4 for no number.
-pub fn field(field: &str, text: &str) -> Result<u64, Failure> {
-    parse(text).map_err(|e| match e {
-        NumberError::TooLarge(_) => Failure::refused(format!("refused: {field} {e}")),
-        NumberError::NotANumber => Failure::usage(format!("{field} {text:?} is not a number")),
-    })
+/// The refusal (exit 2) of `e` for the argument `name` (`row id`, `--issues`, ...).
+pub fn refused(name: &str, e: &NumberError) -> Failure {
+    Failure::refused(format!("refused: {name} {e}")).kind(INVALID_VALUE)
 }
 
-/// The one-line refusal (exit 2) for a clap error that is a number too large, naming the
-/// argument; `None` for every other clap error.
-pub fn refusal(e: &clap::Error) -> Option<String> {
-    if e.kind() != ErrorKind::ValueValidation {
-        return None;
-    }
-    let too_large = std::error::Error::source(e)?.downcast_ref::<NumberError>()?;
-    if !matches!(too_large, NumberError::TooLarge(_)) {
-        return None;
-    }
-    let arg = match e.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(s)) => s.as_str(),
-        _ => "a number",
-    };
-    // `<ID>` is a row id; a flag is named without its value placeholder.
-    let name = match arg.split_once(' ') {
-        _ if arg == "<ID>" => "row id",
-        Some((flag, _)) => flag,
-        None => arg,
-    };
-    Some(format!("refused: {name} {too_large}"))
-}
+/// The kind `--json` gives every value the command line refused before anything was read.
+pub const INVALID_VALUE: &str = "invalid-value";
 
 #[cfg(test)]
 mod tests {
@@ -83,8 +98,11 @@ mod tests {
         for big in ["9007199254740992", "18446744073709551616", &"9".repeat(400)] {
             assert!(matches!(parse(big), Err(NumberError::TooLarge(_))), "{big}");
         }
-        for bad in ["", "x", "-1", "1.5", "0x10", "+"] {
-            assert!(matches!(parse(bad), Err(NumberError::NotANumber)), "{bad}");
+        for bad in ["", "x", "-1", "1.5", "0x10", "+", "#3"] {
+            assert!(
+                matches!(parse(bad), Err(NumberError::NotANumber(_))),
+                "{bad}"
+            );
         }
         let long = "9".repeat(400);
         let Err(e) = parse(&long) else { panic!() };
@@ -95,10 +113,40 @@ mod tests {
                 "9".repeat(40)
             )
         );
+        let words = refused("--issues", &parse("twelve").unwrap_err());
         assert_eq!(
-            field("--issues", "9007199254740992").unwrap_err().exit,
-            Exit::Refused
+            (words.exit, words.message.as_str()),
+            (
+                Exit::Refused,
+                "refused: --issues \"twelve\" is not a whole number; give digits, as in 12"
+            )
         );
-        assert_eq!(field("--issues", "twelve").unwrap_err().exit, Exit::Usage);
+    }
+
+    #[test]
+    fn ids_take_a_hash_and_space_and_quote_what_was_given() {
+        for (given, n) in [("3", 3), ("#3", 3), (" #3 ", 3), ("+3", 3)] {
+            assert_eq!(id(given).unwrap(), n, "{given:?}");
+        }
+        let e = id("#x").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"#x\" is not a whole number; give digits, as in 12"
+        );
+        let e = id(&"x".repeat(400)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "\"{}\"… (400 characters) is not a whole number; give digits, as in 12",
+                "x".repeat(40)
+            )
+        );
+        assert!(matches!(count("0"), Err(NumberError::Zero)));
+        assert_eq!(count("5").unwrap(), 5);
+        assert_eq!(days("4294967295").unwrap(), u32::MAX);
+        assert_eq!(
+            days("4294967296").unwrap_err().to_string(),
+            "4294967296 is above 4294967295, the most it takes; give a smaller number"
+        );
     }
 }

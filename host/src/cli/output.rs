@@ -6,9 +6,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use mosaic_queue_core::Queue;
 use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::entry::{Args, Entry, Verb};
+use mosaic_queue_core::{Queue, Row};
 use serde::Serialize;
 
 use super::{CliResult, Failure};
@@ -115,6 +115,9 @@ pub struct ReceiptJson {
     text: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     then: Vec<ReceiptJson>,
+    /// `take` only: the row it took, as it now stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current: Option<Row>,
 }
 
 impl ReceiptJson {
@@ -127,6 +130,7 @@ impl ReceiptJson {
             recorded,
             text: entry.receipt.clone(),
             then: Vec::new(),
+            current: None,
         }
     }
 }
@@ -185,6 +189,13 @@ pub fn receipt(entry: &Entry, recorded: bool) -> CliResult {
             f.message
         ))
     })
+}
+
+/// Gives the receipt object `--json` prints the row the entry took, as it now stands (`take`).
+pub fn attach_current(row: &Row) {
+    if let Some(first) = gathered().receipts.first_mut() {
+        first.current = Some(row.clone());
+    }
 }
 
 /// Prints the receipt of `op`'s entry in `queue`: the newest entry after a write, or the

@@ -1,17 +1,29 @@
 //! `prime [SEAT]`: a compact orientation for an agent starting a session: who the seat is,
 //! its rows, what `next` would give and why, the rules it must follow and the commands it
-//! will use. An unlocked read; kept well under 1,500 tokens however large the queue.
+//! will use. An unlocked read whose output, text or `--json`, stays within `MAX_BYTES`
+//! however large the queue: long texts and lists are shortened and rows left out, and the
+//! output says what was left out and which command shows it.
 
+use mosaic_queue_core::canon::to_canonical;
 use mosaic_queue_core::next::{self, Why};
 use mosaic_queue_core::rules::{LEAD, is_privileged};
-use mosaic_queue_core::state::State;
 use mosaic_queue_core::{Row, Status};
 use serde::Serialize;
 
 use super::{CliResult, read};
 
+/// The most bytes `prime` prints, as text or as `--json` (docs/coordination.md): about 1,500
+/// tokens, whatever the queue holds.
+pub const MAX_BYTES: usize = 6_000;
+
 /// At most this many of the seat's rows, and of the rows `next` passed over, are listed.
 const MAX_ROWS: usize = 12;
+
+/// At most this many characters of a piece are shown; `show ID` has the rest.
+const MAX_PIECE_CHARS: usize = 80;
+
+/// At most this many of a row's dependencies are named.
+const MAX_IDS: usize = 8;
 
 /// The rules every seat follows, one line each.
 const RULES: &[&str] = &[
@@ -87,13 +99,26 @@ fn commands(seat: &str, role: Role) -> Vec<String> {
     v
 }
 
+/// One of the seat's open rows, shortened to fit.
 #[derive(Serialize)]
-struct RowLine<'a> {
+struct RowLine {
     id: u64,
-    piece: &'a str,
+    piece: String,
     status: Status,
     #[serde(rename = "waitsOn")]
     waits_on: Vec<u64>,
+    /// How many of the rows it waits on are not named in `waitsOn`.
+    #[serde(rename = "waitsOnMore")]
+    waits_on_more: usize,
+}
+
+/// The row `next` names, as the seat needs it at the start; `show ID` has the whole row.
+#[derive(Serialize)]
+struct NextLine<'a> {
+    id: u64,
+    piece: String,
+    status: Status,
+    owner: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -102,17 +127,47 @@ struct Passed {
     why: String,
 }
 
+/// What was left out to stay within `MAX_BYTES`, and the commands that show it.
+#[derive(Serialize)]
+struct Cut {
+    /// Open rows of the seat not listed.
+    rows: usize,
+    /// Rows `next` passed over not listed.
+    passed: usize,
+    /// Listed rows whose piece or dependencies were shortened.
+    shortened: Vec<u64>,
+    commands: Vec<String>,
+}
+
 #[derive(Serialize)]
 struct PrimeJson<'a> {
     revision: u64,
     durable: bool,
     seat: &'a str,
     role: Role,
-    rows: Vec<RowLine<'a>>,
-    next: Option<&'a Row>,
-    passed: Vec<Passed>,
-    rules: Vec<&'static str>,
+    rows: &'a [RowLine],
+    next: Option<&'a NextLine<'a>>,
+    passed: &'a [Passed],
+    rules: &'a [&'static str],
     commands: Vec<String>,
+    cut: Option<Cut>,
+}
+
+/// Everything `prime` says, before it is printed either way.
+struct Prime<'a> {
+    revision: u64,
+    durable: bool,
+    seat: &'a str,
+    role: Role,
+    mine: Vec<RowLine>,
+    /// All of the seat's open rows, listed or not.
+    mine_total: usize,
+    next: Option<NextLine<'a>>,
+    passed: Vec<Passed>,
+    passed_total: usize,
+    /// Rows whose shown text or lists were shortened.
+    shortened: Vec<u64>,
+    rules: Vec<&'static str>,
 }
 
 pub fn prime(seat: Option<String>) -> CliResult {
@@ -120,120 +175,262 @@ pub fn prime(seat: Option<String>) -> CliResult {
     let seat = read::seat_or_agent(seat, "prime")?;
     mosaic_queue_core::rules::check_seat(&seat)?;
     let seen = read::load_for_read()?;
-    let st = &seen.state;
-    let role = Role::of(&seat);
-    let done = next::Done::of(&st.rows);
-    let mine: Vec<RowLine> = st
-        .rows
+    let mut p = gather(&seen.state.rows, seen.state.revision, seen.durable, &seat);
+    // Leave out the last passed-over row, then the last own row, until both forms fit.
+    while text(&p).len() > MAX_BYTES || document(&p).len() > MAX_BYTES {
+        let left_out = match p.passed.pop() {
+            Some(r) => r.id,
+            None => match p.mine.pop() {
+                Some(r) => r.id,
+                None => break,
+            },
+        };
+        let still_shown = p.mine.iter().any(|r| r.id == left_out)
+            || p.next.as_ref().is_some_and(|n| n.id == left_out);
+        if !still_shown {
+            p.shortened.retain(|id| *id != left_out);
+        }
+    }
+    if json {
+        return super::output::document_bytes(document(&p));
+    }
+    super::out(&text(&p))
+}
+
+/// The seat's rows, the pick and the rows passed over, each list at most `MAX_ROWS` long and
+/// each piece and list shortened.
+fn gather<'a>(rows: &'a [Row], revision: u64, durable: bool, seat: &'a str) -> Prime<'a> {
+    let role = Role::of(seat);
+    let mut shortened = Vec::new();
+    let open: Vec<&Row> = rows
         .iter()
-        .filter(|r| r.owner.as_deref() == Some(seat.as_str()) && r.status != Status::Done)
-        .map(|r| RowLine {
-            id: r.id,
-            piece: &r.piece,
-            status: r.status,
-            waits_on: done.open_deps(r),
-        })
+        .filter(|r| r.owner.as_deref() == Some(seat) && r.status != Status::Done)
         .collect();
-    let explained = next::explain(&st.rows, &seat);
-    let pick = explained.pick.and_then(|id| st.row(id).ok());
+    let mine = own_rows(rows, &open, &mut shortened);
+    let explained = next::explain(rows, seat);
+    let next = explained
+        .pick
+        .and_then(|id| rows.iter().find(|r| r.id == id));
+    let next = next.map(|r| {
+        let (piece, cut) = short(&r.piece);
+        if cut {
+            shortened.push(r.id);
+        }
+        NextLine {
+            id: r.id,
+            piece,
+            status: r.status,
+            owner: r.owner.as_deref(),
+        }
+    });
     // Rows that could be taken but come later say nothing a seat needs at the start.
-    let passed: Vec<Passed> = explained
+    let passed: Vec<&(u64, Why)> = explained
         .passed
         .iter()
         .filter(|(_, why)| !matches!(why, Why::After(_)))
-        .map(|(id, why)| Passed {
-            id: *id,
-            why: why.to_string(),
-        })
         .collect();
     let mut rules: Vec<&'static str> = RULES.to_vec();
     rules.extend_from_slice(permissions(role));
-    if json {
-        return read::print_json(&PrimeJson {
-            revision: st.revision,
-            durable: seen.durable,
-            seat: &seat,
-            role,
-            rows: mine.into_iter().take(MAX_ROWS).collect(),
-            next: pick,
-            passed: passed.into_iter().take(MAX_ROWS).collect(),
-            rules,
-            commands: commands(&seat, role),
-        });
+    Prime {
+        revision,
+        durable,
+        seat,
+        role,
+        mine,
+        mine_total: open.len(),
+        next,
+        passed_total: passed.len(),
+        passed: passed_rows(&passed, &mut shortened),
+        shortened,
+        rules,
     }
-    super::out(&text(st, &seat, role, &mine, pick, &passed, &rules))
 }
 
-fn text(
-    st: &State,
-    seat: &str,
-    role: Role,
-    mine: &[RowLine],
-    pick: Option<&Row>,
-    passed: &[Passed],
-    rules: &[&str],
-) -> String {
-    let what = match role {
+/// The first `MAX_ROWS` of the seat's open rows, shortened; the ids of those shortened join
+/// `shortened`.
+fn own_rows(rows: &[Row], open: &[&Row], shortened: &mut Vec<u64>) -> Vec<RowLine> {
+    let done = next::Done::of(rows);
+    open.iter()
+        .take(MAX_ROWS)
+        .map(|r| {
+            let (piece, cut) = short(&r.piece);
+            let mut waits_on = done.open_deps(r);
+            let more = waits_on.len().saturating_sub(MAX_IDS);
+            waits_on.truncate(MAX_IDS);
+            if cut || more > 0 {
+                shortened.push(r.id);
+            }
+            RowLine {
+                id: r.id,
+                piece,
+                status: r.status,
+                waits_on,
+                waits_on_more: more,
+            }
+        })
+        .collect()
+}
+
+/// The first `MAX_ROWS` rows passed over, each with why (its dependencies shortened).
+fn passed_rows(passed: &[&(u64, Why)], shortened: &mut Vec<u64>) -> Vec<Passed> {
+    passed
+        .iter()
+        .take(MAX_ROWS)
+        .map(|(id, why)| {
+            let (why, cut) = reason(why);
+            // A seat's own row that waits is both listed and passed over: named once.
+            if cut && !shortened.contains(id) {
+                shortened.push(*id);
+            }
+            Passed { id: *id, why }
+        })
+        .collect()
+}
+
+/// `text` cut to `MAX_PIECE_CHARS` characters (the last one `…`), and whether it was cut.
+fn short(text: &str) -> (String, bool) {
+    if text.chars().count() <= MAX_PIECE_CHARS {
+        return (text.to_owned(), false);
+    }
+    let mut out: String = text.chars().take(MAX_PIECE_CHARS - 1).collect();
+    out.push('…');
+    (out, true)
+}
+
+/// Why a row was passed over, naming at most `MAX_IDS` of the rows it waits on.
+fn reason(why: &Why) -> (String, bool) {
+    match why {
+        Why::WaitingOn(ids) if ids.len() > MAX_IDS => {
+            let named = Why::WaitingOn(ids[..MAX_IDS].to_vec());
+            (format!("{named} and {} more", ids.len() - MAX_IDS), true)
+        }
+        other => (other.to_string(), false),
+    }
+}
+
+/// What was left out, if anything.
+fn cut(p: &Prime) -> Option<Cut> {
+    let rows = p.mine_total - p.mine.len();
+    let passed = p.passed_total - p.passed.len();
+    if rows == 0 && passed == 0 && p.shortened.is_empty() {
+        return None;
+    }
+    let mut commands = Vec::new();
+    if rows > 0 {
+        commands.push(String::from("mosaic-queue list"));
+    }
+    if passed > 0 {
+        commands.push(format!("mosaic-queue next {} --explain", p.seat));
+    }
+    commands.extend(
+        p.shortened
+            .iter()
+            .map(|id| format!("mosaic-queue show {id}")),
+    );
+    Some(Cut {
+        rows,
+        passed,
+        shortened: p.shortened.clone(),
+        commands,
+    })
+}
+
+/// The `--json` document.
+fn document(p: &Prime) -> Vec<u8> {
+    to_canonical(&PrimeJson {
+        revision: p.revision,
+        durable: p.durable,
+        seat: p.seat,
+        role: p.role,
+        rows: &p.mine,
+        next: p.next.as_ref(),
+        passed: &p.passed,
+        rules: &p.rules,
+        commands: commands(p.seat, p.role),
+        cut: cut(p),
+    })
+}
+
+/// The text, section by section.
+fn text(p: &Prime) -> String {
+    let what = match p.role {
         Role::Seat => "a seat",
         Role::Lead => "the lead seat",
         Role::Privileged => "a privileged actor",
     };
+    let seat = p.seat;
     let mut t = format!(
         "mosaic-queue prime: you are {seat}, {what}. Queue at rev {}.\n",
-        st.revision
+        p.revision
     );
     t.push_str("\nYour open rows:\n");
-    if mine.is_empty() {
+    if p.mine_total == 0 {
         t.push_str("  (none)\n");
     }
-    for r in mine.iter().take(MAX_ROWS) {
+    for r in &p.mine {
         t.push_str(&format!("  row {} {}: {}", r.id, r.piece, r.status));
         if !r.waits_on.is_empty() {
             let ids: Vec<String> = r.waits_on.iter().map(|i| format!("#{i}")).collect();
-            t.push_str(&format!(" (waits on {})", ids.join(", ")));
+            let more = match r.waits_on_more {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            t.push_str(&format!(" (waits on {}{more})", ids.join(", ")));
         }
         t.push('\n');
     }
-    if mine.len() > MAX_ROWS {
+    if p.mine_total > p.mine.len() {
         t.push_str(&format!(
             "  ... and {} more (mosaic-queue list)\n",
-            mine.len() - MAX_ROWS
+            p.mine_total - p.mine.len()
         ));
     }
     t.push_str("\nNext: ");
+    t.push_str(&next_line(p.next.as_ref(), seat));
+    if p.passed_total > 0 {
+        t.push_str("Passed over:\n");
+    }
+    for r in &p.passed {
+        t.push_str(&format!("  row {}: {}\n", r.id, r.why));
+    }
+    if p.passed_total > p.passed.len() {
+        t.push_str(&format!(
+            "  ... and {} more (mosaic-queue next {seat} --explain)\n",
+            p.passed_total - p.passed.len()
+        ));
+    }
+    if !p.shortened.is_empty() {
+        let ids: Vec<String> = p.shortened.iter().map(|i| format!("#{i}")).collect();
+        t.push_str(&format!(
+            "Shortened to fit: {} (mosaic-queue show ID prints a row whole)\n",
+            ids.join(", ")
+        ));
+    }
+    t.push_str("\nRules:\n");
+    for r in &p.rules {
+        t.push_str(&format!("- {r}\n"));
+    }
+    t.push_str("\nCommands (--by may be left out when MOSAIC_AGENT_NAME is set):\n");
+    for c in commands(seat, p.role) {
+        t.push_str(&format!("  {c}\n"));
+    }
+    t
+}
+
+/// The `Next:` line.
+fn next_line(pick: Option<&NextLine>, seat: &str) -> String {
     match pick {
-        Some(r) if r.status == Status::InProgress => t.push_str(&format!(
+        Some(r) if r.status == Status::InProgress => format!(
             "row {} {}, already in progress for you: carry on with it.\n",
             r.id, r.piece
-        )),
-        Some(r) => t.push_str(&format!(
+        ),
+        Some(r) => format!(
             "row {} {} ({}, {}): `mosaic-queue take --op OP --by {seat}` claims it.\n",
             r.id,
             r.piece,
             r.status,
-            r.owner.as_deref().map_or("unowned", |_| "yours")
-        )),
-        None => t.push_str("nothing to take up now.\n"),
+            r.owner.map_or("unowned", |_| "yours")
+        ),
+        None => String::from("nothing to take up now.\n"),
     }
-    if !passed.is_empty() {
-        t.push_str("Passed over:\n");
-    }
-    for p in passed.iter().take(MAX_ROWS) {
-        t.push_str(&format!("  row {}: {}\n", p.id, p.why));
-    }
-    if passed.len() > MAX_ROWS {
-        t.push_str(&format!(
-            "  ... and {} more (mosaic-queue next {seat} --explain)\n",
-            passed.len() - MAX_ROWS
-        ));
-    }
-    t.push_str("\nRules:\n");
-    for r in rules {
-        t.push_str(&format!("- {r}\n"));
-    }
-    t.push_str("\nCommands (--by may be left out when MOSAIC_AGENT_NAME is set):\n");
-    for c in commands(seat, role) {
-        t.push_str(&format!("  {c}\n"));
-    }
-    t
 }

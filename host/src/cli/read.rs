@@ -101,9 +101,7 @@ pub fn show(id: u64) -> CliResult {
     let json = super::output::json();
     let seen = load_for_read()?;
     let st = &seen.state;
-    let row = st
-        .row(id)
-        .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+    let row = st.row(id).map_err(Failure::from)?;
     if json {
         print_json(&RowJson {
             revision: st.revision,

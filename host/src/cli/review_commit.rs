@@ -46,7 +46,8 @@ pub enum VerifyCommitError {
         round: u32,
         candidate: String,
     },
-    #[error("{reference:?} names no commit or tree here; pass a branch, tag, commit or tree id")]
+    /// `reference` as `rules::shown` quotes it (its start, for a long one).
+    #[error("{reference} names no commit or tree here; pass a branch, tag, commit or tree id")]
     UnknownRef { reference: String },
     /// The queue keeps only the commit id; the objects live in git (Known windows and limits).
     #[error(
@@ -110,10 +111,7 @@ fn shown(reference: &str) -> String {
 
 pub fn verify_commit(id: u64, reference: &str) -> CliResult {
     let seen = super::read::load_for_read()?;
-    let row = seen
-        .state
-        .row(id)
-        .map_err(|e| Failure::refused(e.to_string()))?;
+    let row = seen.state.row(id).map_err(Failure::from)?;
     let round = review::current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
     let candidate = round
         .candidate
@@ -124,7 +122,7 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
         })?;
     let dir = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
     let tree = objects::tree_of(&dir, reference).ok_or_else(|| VerifyCommitError::UnknownRef {
-        reference: reference.to_owned(),
+        reference: mosaic_queue_core::rules::shown(reference),
     })?;
     // From semantics 4 a round keeps only the digest; the text is in the log, which the read
     // view does not hold.

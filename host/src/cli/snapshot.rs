@@ -96,8 +96,8 @@ fn resolve_out(out: &Path, root: &Path) -> Result<Target, Failure> {
             let name = match absolute.components().next_back() {
                 Some(Component::Normal(name)) => name.to_owned(),
                 _ => {
-                    return Err(Failure::usage(format!(
-                        "--out {shown} does not name a directory"
+                    return Err(Failure::refused(format!(
+                        "--out {shown} does not name a directory; name an empty directory"
                     )));
                 }
             };

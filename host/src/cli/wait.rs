@@ -8,7 +8,9 @@ use mosaic_queue_core::Status;
 use mosaic_queue_core::state::State;
 use serde::Serialize;
 
-use super::{CliResult, Failure, read};
+use mosaic_queue_core::rules::shown;
+
+use super::{CliResult, Failure, args, read};
 use crate::store::session;
 use crate::store::watch::WitnessWatch;
 
@@ -38,13 +40,7 @@ pub fn until(
                 .iter()
                 .map(|s| s.trim())
                 .filter(|s| !s.is_empty())
-                .map(|s| {
-                    Status::parse(s).ok_or_else(|| {
-                        Failure::usage(format!(
-                            "unknown status {s:?}: use queued, in-progress, in-review, waiting-on-jason, blocked, parked or done"
-                        ))
-                    })
-                })
+                .map(args::status)
                 .collect::<Result<Vec<_>, _>>()?;
             if statuses.is_empty() {
                 return Err(Failure::usage("wait ID needs --status S[,S...]"));
@@ -67,8 +63,9 @@ pub fn timeout(given: Option<&str>) -> Result<Option<Duration>, Failure> {
         Ok(s) if s.is_finite() && (0.0..=MAX_TIMEOUT_SECS).contains(&s) => {
             Ok(Some(Duration::from_secs_f64(s)))
         }
-        _ => Err(Failure::usage(format!(
-            "--timeout {text:?}: give a number of seconds from 0 to {MAX_TIMEOUT_SECS}"
+        _ => Err(args::invalid(format!(
+            "refused: --timeout {} is not a number of seconds; give one from 0 to {MAX_TIMEOUT_SECS}",
+            shown(text)
         ))),
     }
 }
@@ -106,9 +103,7 @@ fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
     match until {
         Until::RevisionAfter(n) => Ok(state.revision > *n),
         Until::Status { id, statuses } => {
-            let row = state
-                .row(*id)
-                .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+            let row = state.row(*id).map_err(Failure::from)?;
             if statuses.contains(&row.status) {
                 return Ok(true);
             }
@@ -131,9 +126,7 @@ fn report(until: &Until, state: &State, json: bool) -> CliResult {
         }),
         Until::RevisionAfter(_) => super::out(&format!("rev {}\n", state.revision)),
         Until::Status { id, .. } => {
-            let row = state
-                .row(*id)
-                .map_err(|e| Failure::refused(e.to_string()).kind(e.kind()))?;
+            let row = state.row(*id).map_err(Failure::from)?;
             if json {
                 read::print_json(&read::RowJson {
                     revision: state.revision,

@@ -5,8 +5,12 @@
 
 use support::fake_gitea::{Answer, Endpoint};
 
+// What stands at .git, for doctor and wait, in a file of its own beside this one.
 #[path = "doctor_wait.rs"]
 mod doctor_wait;
+// The command line's edges, in a file of their own beside this one.
+#[path = "edges.rs"]
+mod edges;
 
 /// The corpus is counted by family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -163,11 +167,12 @@ pub fn all() -> Vec<Case> {
     all.extend(filesystem());
     all.extend(gitea());
     all.extend(doctor_wait::cases());
+    all.extend(edges::cases());
     all
 }
 
-/// Every numeric field of every verb, with numbers queue.json cannot hold (exit 2, before
-/// anything is read) and with text that is no number (usage, exit 4).
+/// Every numeric field of every verb, with numbers queue.json cannot hold and with text that
+/// is no number (both invalid data, exit 2, before anything is read).
 fn numbers() -> Vec<Case> {
     let evidence = |c: &str| format!("comment={c},round=1,candidate={DIGEST}");
     let fields: Vec<(&str, Build)> = vec![
@@ -370,7 +375,7 @@ fn numbers() -> Vec<Case> {
         ("u64max", "18446744073709551615", 2, "2^53-1"),
         ("2pow64", "18446744073709551616", 2, "2^53-1"),
         ("400-digits", &long, 2, "2^53-1"),
-        ("exponent", "1e3", 4, "1e3"),
+        ("exponent", "1e3", 2, "\"1e3\" is not a whole number"),
     ];
     let mut out = Vec::new();
     for (field, build) in &fields {
@@ -575,13 +580,12 @@ fn names() -> Vec<Case> {
     ];
     for (label, op, gist, secret) in &ops {
         let args = change(&["note", "1", "text"], op, "darkwing");
-        let code = if *label == "leading-dash" { 4 } else { 2 };
         let gist = if gist.is_empty() { "hostile-op" } else { gist };
         let mut c = Case::new(
             Family::Argv,
             format!("argv/op/{label}"),
             &refs(&args),
-            code,
+            2,
             gist,
         );
         if let Some(sec) = secret {
@@ -597,8 +601,7 @@ fn names() -> Vec<Case> {
         "op",
     );
     c.args.push(Arg::B(b"hostile-\xff-op".to_vec()));
-    c.code = 4;
-    c.gist = String::new();
+    c.gist = String::from("refused: --op is not UTF-8");
     out.push(c);
     for (label, by) in [
         ("uppercase", "Darkwing"),

@@ -435,7 +435,8 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
     if matches!(case.stderr, Stderr::Captured) {
         let first = ran.stderr.lines().next().unwrap_or("");
         match case.code {
-            1 | 2 => {
+            // A usage error is one line too, as every failure is.
+            1 | 2 | 4 => {
                 // A refusal prints nothing on stdout; a run that wrote (a review request whose
                 // failed outcome is logged) prints the receipts of what it wrote.
                 if matches!(case.after, After::Unchanged) && !ran.stdout.is_empty() {
