@@ -189,7 +189,8 @@ impl Order {
             let cap = (1u128 << (2 * bits)) / 3u128.pow(bits);
             let usable = size - u64::from(lo == 0);
             let fits = u128::from(count + k) <= cap && usable > count + k;
-            if fits || hi >= TOP {
+            // The whole range of labels takes them in any case.
+            if fits || size == TOP {
                 break (lo.max(1), hi);
             }
             bits += 1;
@@ -275,6 +276,23 @@ mod tests {
                 model.splice(at + 1..at + 1, run.iter().copied());
             }
             assert_eq!(o.sequence(), model, "round {round}");
+            check(&o);
+        }
+    }
+
+    /// Runs moved after the last node over and over crowd the top of the labels, then the
+    /// first ones the same way.
+    #[test]
+    fn the_ends_fill_and_are_spread() {
+        let mut o = Order::from_sequence(&(0..300).collect::<Vec<_>>());
+        for round in 0..3_000 {
+            let seq = o.sequence();
+            let (first, last) = (seq[0], seq[seq.len() - 1]);
+            if round % 2 == 0 {
+                o.move_after(last, &seq[..1 + round % 40]);
+            } else {
+                o.move_before(first, &seq[seq.len() - 1 - round % 40..]);
+            }
             check(&o);
         }
     }

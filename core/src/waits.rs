@@ -22,6 +22,9 @@ pub(crate) struct Waits {
     /// dependency dropped from a row that many rows wait on is removed without a scan.
     dependents: BTreeSet<(usize, usize)>,
     seen: Seen,
+    /// Edges the searches looked at, for the tests that hold a set to the smaller side.
+    #[cfg(test)]
+    examined: usize,
 }
 
 /// The marks of the current search, one array per side; each search takes a new epoch
@@ -92,6 +95,8 @@ impl Waits {
             deps,
             dependents,
             seen: Seen::default(),
+            #[cfg(test)]
+            examined: 0,
         }
     }
 
@@ -160,7 +165,10 @@ impl Waits {
             deps,
             dependents,
             seen,
+            ..
         } = self;
+        #[cfg(test)]
+        let mut examined = 0;
         let (low, high) = (order.label(x), order.label(top));
         let epoch = seen.begin(order.len());
         seen.forward[x] = epoch;
@@ -171,10 +179,14 @@ impl Waits {
         }
         let mut backward: Vec<(usize, usize)> = late.iter().map(|&d| (d, 0)).collect();
         let mut behind = late.to_vec();
-        loop {
+        let found = loop {
+            #[cfg(test)]
+            {
+                examined += 1;
+            }
             // One row that waits on the row on top of the forward stack.
             let Some((row, from)) = forward.last_mut() else {
-                return Ok(Moved::Forward(ahead));
+                break Ok(Moved::Forward(ahead));
             };
             match dependents.range((*row, *from)..=(*row, usize::MAX)).next() {
                 None => {
@@ -184,7 +196,7 @@ impl Waits {
                     *from = w + 1;
                     if order.label(w) <= high {
                         if seen.backward[w] == epoch {
-                            return Err(Cycle);
+                            break Err(Cycle);
                         }
                         if seen.forward[w] != epoch {
                             seen.forward[w] = epoch;
@@ -196,7 +208,7 @@ impl Waits {
             }
             // One row that the row on top of the backward stack waits on.
             let Some((row, i)) = backward.last_mut() else {
-                return Ok(Moved::Backward(behind));
+                break Ok(Moved::Backward(behind));
             };
             match deps[*row].get(*i) {
                 None => {
@@ -206,7 +218,7 @@ impl Waits {
                     *i += 1;
                     if order.label(u) >= low {
                         if seen.forward[u] == epoch {
-                            return Err(Cycle);
+                            break Err(Cycle);
                         }
                         if seen.backward[u] != epoch {
                             seen.backward[u] = epoch;
@@ -216,7 +228,12 @@ impl Waits {
                     }
                 }
             }
+        };
+        #[cfg(test)]
+        {
+            self.examined += examined;
         }
+        found
     }
 
     /// Every row stands after the rows it waits on; for checks.
@@ -226,5 +243,134 @@ impl Waits {
             ds.iter()
                 .all(|&d| self.order.label(d) < self.order.label(p))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// Rows `0..n`, each waiting on the one before.
+    fn chain(n: usize) -> Vec<Vec<usize>> {
+        (0..n)
+            .map(|p| if p == 0 { vec![] } else { vec![p - 1] })
+            .collect()
+    }
+
+    #[test]
+    fn the_order_built_puts_every_row_after_what_it_waits_on() {
+        // Rows waiting on rows later in queue order, and one on two.
+        let w = Waits::build(vec![vec![3], vec![0, 2], vec![], vec![2], vec![]]);
+        assert!(w.is_ordered());
+        assert_eq!(w.order.sequence(), [2, 3, 0, 1, 4]);
+        // A cycle (no replay makes one) still builds: its rows go last.
+        let w = Waits::build(vec![vec![1], vec![0], vec![]]);
+        assert_eq!(w.order.sequence(), [2, 0, 1]);
+    }
+
+    /// A long chain and one lone row made to wait on each other's ends in turn: each set pays
+    /// for the lone row's side, not the chain's. Only the cycle costs the chain's length.
+    #[test]
+    fn a_set_pays_for_the_smaller_side() {
+        let n = 2_000;
+        let mut w = Waits::build(chain(n));
+        w.push(vec![]);
+        let lone = n;
+        for round in 0..200 {
+            let before = w.examined;
+            w.relink(0, vec![lone]).unwrap();
+            w.relink(0, vec![]).unwrap();
+            w.relink(lone, vec![n - 1]).unwrap();
+            w.relink(lone, vec![]).unwrap();
+            assert!(w.is_ordered(), "round {round}");
+            assert!(w.examined - before < 20, "round {round}: {}", w.examined - before);
+        }
+        w.relink(lone, vec![n - 1]).unwrap();
+        let before = w.examined;
+        assert_eq!(w.relink(0, vec![lone]), Err(Cycle));
+        assert!(w.examined - before > n / 4, "{}", w.examined - before);
+        assert_eq!(w.relink(lone, vec![0]), Ok(()));
+        assert!(w.is_ordered());
+    }
+
+    /// The same between two long chains: each set moves one whole chain, in time about its
+    /// length, and the order stays right.
+    #[test]
+    fn two_chains_swap_places() {
+        let n = 500;
+        let mut deps = chain(n);
+        deps.extend(chain(n).into_iter().map(|d| d.iter().map(|p| p + n).collect()));
+        let mut w = Waits::build(deps);
+        let (a1, an, b1, bn) = (0, n - 1, n, 2 * n - 1);
+        for round in 0..6 {
+            let before = w.examined;
+            w.relink(a1, vec![bn]).unwrap();
+            assert_eq!(w.relink(b1, vec![an]), Err(Cycle));
+            w.relink(a1, vec![]).unwrap();
+            w.relink(b1, vec![an]).unwrap();
+            w.relink(b1, vec![]).unwrap();
+            assert!(w.is_ordered(), "round {round}");
+            let paid = w.examined - before;
+            assert!((n..8 * n).contains(&paid), "round {round}: {paid}");
+        }
+    }
+
+    /// Whether `to` can be reached from `from` through what rows wait on.
+    fn reaches(deps: &[Vec<usize>], from: usize, to: usize) -> bool {
+        let mut seen = vec![false; deps.len()];
+        let mut stack = vec![from];
+        while let Some(p) = stack.pop() {
+            if p == to {
+                return true;
+            }
+            if !core::mem::replace(&mut seen[p], true) {
+                stack.extend(&deps[p]);
+            }
+        }
+        false
+    }
+
+    /// Random sets on a growing graph against a plain search, the order checked after each.
+    #[test]
+    fn random_sets_agree_with_a_plain_search() {
+        let mut seed: u64 = 0x853c_49e6_748f_ea9b;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut deps = chain(50);
+        let mut w = Waits::build(deps.clone());
+        let (mut refused, mut moved) = (0, 0);
+        for step in 0..6_000 {
+            let n = deps.len();
+            if rand(8) == 0 {
+                let new: Vec<usize> = (0..rand(3)).map(|_| rand(n)).collect();
+                let mut new = new;
+                new.sort_unstable();
+                new.dedup();
+                w.push(new.clone());
+                deps.push(new);
+                continue;
+            }
+            let x = rand(n);
+            let mut new: Vec<usize> = (0..1 + rand(3)).map(|_| rand(n)).collect();
+            new.sort_unstable();
+            new.dedup();
+            let cycle = new.iter().any(|&d| reaches(&deps, d, x));
+            let late = new.iter().any(|&d| w.order.label(d) > w.order.label(x));
+            let got = w.relink(x, new.clone());
+            assert_eq!(got.is_err(), cycle, "step {step}: {x} after {new:?}");
+            if got.is_ok() {
+                moved += usize::from(late);
+                deps[x] = new;
+            } else {
+                refused += 1;
+            }
+            assert!(w.is_ordered(), "step {step}");
+        }
+        assert!(refused > 500 && moved > 500, "{refused} refused, {moved} moved");
     }
 }
