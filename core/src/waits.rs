@@ -2,7 +2,7 @@
 //! row after the rows it waits on). Making a row wait on rows that already stand before it
 //! needs no search; otherwise only the rows standing between them can lie on a cycle, and a
 //! search from both ends, which stops when either side runs out, finds the cycle or the rows
-//! to move (docs/coordination.md, "How the cycle check stays cheap").
+//! to move (docs/coordination.md, "What the checks cost").
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
@@ -284,7 +284,11 @@ mod tests {
             w.relink(lone, vec![n - 1]).unwrap();
             w.relink(lone, vec![]).unwrap();
             assert!(w.is_ordered(), "round {round}");
-            assert!(w.examined - before < 20, "round {round}: {}", w.examined - before);
+            assert!(
+                w.examined - before < 20,
+                "round {round}: {}",
+                w.examined - before
+            );
         }
         w.relink(lone, vec![n - 1]).unwrap();
         let before = w.examined;
@@ -300,7 +304,11 @@ mod tests {
     fn two_chains_swap_places() {
         let n = 500;
         let mut deps = chain(n);
-        deps.extend(chain(n).into_iter().map(|d| d.iter().map(|p| p + n).collect()));
+        deps.extend(
+            chain(n)
+                .into_iter()
+                .map(|d| d.iter().map(|p| p + n).collect()),
+        );
         let mut w = Waits::build(deps);
         let (a1, an, b1, bn) = (0, n - 1, n, 2 * n - 1);
         for round in 0..6 {
@@ -371,6 +379,9 @@ mod tests {
             }
             assert!(w.is_ordered(), "step {step}");
         }
-        assert!(refused > 500 && moved > 500, "{refused} refused, {moved} moved");
+        assert!(
+            refused > 500 && moved > 500,
+            "{refused} refused, {moved} moved"
+        );
     }
 }

@@ -195,7 +195,10 @@ mod tests {
         if got.is_ok() {
             assert_eq!(state.row(id).unwrap().after, after);
         }
-        assert!(state.waits_ordered(), "order broken by set {id} after {after:?}");
+        assert!(
+            state.waits_ordered(),
+            "order broken by set {id} after {after:?}"
+        );
         got
     }
 
@@ -287,7 +290,11 @@ mod tests {
                 };
                 match rand(10) {
                     0..3 => {
-                        let after = if rand(3) == 0 { pick(&mut rand) } else { vec![n] };
+                        let after = if rand(3) == 0 {
+                            pick(&mut rand)
+                        } else {
+                            vec![n]
+                        };
                         check_after(&state, n + 1, &after).unwrap();
                         state.put_row(row(n + 1, &after));
                     }
@@ -305,7 +312,10 @@ mod tests {
                     }
                 }
             }
-            assert!(refused > 10 && applied > 10, "{refused} refused, {applied} applied");
+            assert!(
+                refused > 10 && applied > 10,
+                "{refused} refused, {applied} applied"
+            );
         }
     }
 
