@@ -16,6 +16,7 @@ pub mod map;
 pub mod matrix;
 pub mod model;
 pub mod next;
+mod order;
 pub mod queue;
 pub mod reader;
 pub mod render;
@@ -28,6 +29,7 @@ pub mod stale;
 pub mod state;
 pub mod table;
 pub mod verbs;
+mod waits;
 pub mod wire;
 
 pub use entry::{Args, CURRENT_SEMANTICS, Entry, Verb};

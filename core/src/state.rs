@@ -1,5 +1,5 @@
 //! The replayed state: rows in queue order plus the indexes replay and verbs need (row by id,
-//! the latest move reason per row). Built only by applying entries, so it is always what the
+//! the latest move reason per row, and the dependency graph once a `set … after` needs it). Built only by applying entries, so it is always what the
 //! log says. Op ids live only in the log: replay checks them once over the whole log and a
 //! write looks its one op up there, so the state carries no per-entry index of them.
 
@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 
 use crate::error::VerbError;
 use crate::model::Row;
+use crate::waits::{Cycle, Waits};
 
 #[derive(Clone, Debug, Default)]
 pub struct State {
@@ -21,6 +22,9 @@ pub struct State {
     pub root: Option<String>,
     index: BTreeMap<u64, usize>,
     reasons: BTreeMap<u64, String>,
+    /// Built from the rows at the first `set … after` and kept up to date from then on; a row
+    /// added with its dependencies needs no cycle check, so a log of adds never builds it.
+    waits: Option<Waits>,
 }
 
 impl State {
@@ -42,6 +46,7 @@ impl State {
             root: Some(root),
             index,
             reasons: reasons.into_iter().collect(),
+            waits: None,
         }
     }
 
@@ -96,17 +101,44 @@ impl State {
     /// Adds a new row, or replaces the one with its id.
     pub(crate) fn put_row(&mut self, row: Row) {
         match self.index.get(&row.id) {
-            Some(&i) => self.rows[i] = row,
+            Some(&i) => {
+                self.rows[i] = row;
+                // Read again from the rows when next needed.
+                self.waits = None;
+            }
             None => {
+                if let Some(waits) = &mut self.waits {
+                    waits.push(positions(&self.index, &row.after));
+                }
                 self.index.insert(row.id, self.rows.len());
                 self.rows.push(row);
             }
         }
     }
 
+    /// Makes the row at `pos` wait on `after` (rows that exist) in place of what it waited on,
+    /// unless some row of `after` already waits on it, directly or through others.
+    pub(crate) fn set_after(&mut self, pos: usize, after: &[u64]) -> Result<(), Cycle> {
+        if self.waits.is_some() || !after.is_empty() {
+            let (rows, index) = (&self.rows, &self.index);
+            let waits = self.waits.get_or_insert_with(|| {
+                Waits::build(rows.iter().map(|r| positions(index, &r.after)).collect())
+            });
+            waits.relink(pos, positions(index, after))?;
+        }
+        self.rows[pos].after = after.to_vec();
+        Ok(())
+    }
+
     /// The reason given with the move that set the row's current status, if any.
     pub fn move_reason(&self, id: u64) -> Option<&str> {
         self.reasons.get(&id).map(String::as_str)
+    }
+
+    /// Every row stands after the rows it waits on in the graph's order, if there is one.
+    #[cfg(test)]
+    pub(crate) fn waits_ordered(&self) -> bool {
+        self.waits.as_ref().is_none_or(Waits::is_ordered)
     }
 
     pub(crate) fn set_move_reason(&mut self, id: u64, reason: Option<&str>) {
@@ -122,4 +154,10 @@ impl State {
             }
         }
     }
+}
+
+/// The positions of the rows `ids` names; an id with no row (which no replayed state holds)
+/// is left out.
+fn positions(index: &BTreeMap<u64, usize>, ids: &[u64]) -> Vec<usize> {
+    ids.iter().filter_map(|id| index.get(id).copied()).collect()
 }

@@ -189,8 +189,7 @@ pub(super) fn set(
             state.row_mut(pos).reviewers.clone_from(s);
         }
         (SetField::After, SetValue::Numbers(n)) => {
-            super::coord::check_after(state, a.id, n)?;
-            state.row_mut(pos).after.clone_from(n);
+            super::coord::set_after(state, pos, a.id, n)?;
         }
         (field, _) => {
             let expected = match field {

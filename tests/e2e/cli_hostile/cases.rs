@@ -168,6 +168,7 @@ pub fn all() -> Vec<Case> {
     all.extend(gitea());
     all.extend(doctor_wait::cases());
     all.extend(edges::cases());
+    all.extend(dependencies());
     all
 }
 
@@ -1614,4 +1615,143 @@ fn gitea() -> Vec<Case> {
         out.push(c);
     }
     out
+}
+
+/// Snapshots whose rows wait on rows, in the shapes that once made replay quadratic in the
+/// depth of the waits (minutes at these sizes, beyond the sandbox's fuel): a chain of adds, the
+/// same with `set 1 after` its tail (a cycle), a chain built from its end by `set`, and a lone
+/// row moved from one end of a chain to the other over and over. The files are built entry by
+/// entry through the core (the bodies stand in: replay does not re-render them), and checked
+/// with `verify --snapshot`, since their canonical root is not the checkout's.
+fn dependencies() -> Vec<Case> {
+    const ROWS: u64 = 20_000;
+    let snapshot = |name: &str, steps: &[(u64, Vec<u64>)], code: i32, gist: String| {
+        let (json, md) = deps_snapshot(steps);
+        let dir = format!("deps-{name}");
+        Case::new(
+            Family::Files,
+            format!("files/dependencies/{name}"),
+            &["verify", "--snapshot", &format!("{{base}}/{dir}")],
+            code,
+            &gist,
+        )
+        .setup(Setup::Dir(dir.clone()))
+        .setup(Setup::Write(format!("{dir}/queue.json"), json))
+        .setup(Setup::Write(format!("{dir}/QUEUE.md"), md))
+        .after(After::Unchanged)
+    };
+    // (0, after) adds the next row; (id, after) sets row id's dependencies.
+    let chain: Vec<(u64, Vec<u64>)> = (2..=ROWS).map(|id| (0, vec![id - 1])).collect();
+    let mut cycle = chain.clone();
+    cycle.push((1, vec![ROWS]));
+    let mut backwards: Vec<(u64, Vec<u64>)> = (2..=ROWS / 2).map(|_| (0, vec![])).collect();
+    backwards.extend((1..ROWS / 2).rev().map(|id| (id, vec![id + 1])));
+    let half = ROWS / 2;
+    let mut lone: Vec<(u64, Vec<u64>)> = (2..half).map(|id| (0, vec![id - 1])).collect();
+    lone.push((0, vec![]));
+    let round = [
+        (1, vec![half]),
+        (1, vec![]),
+        (half, vec![half - 1]),
+        (half, vec![]),
+    ];
+    lone.extend(round.iter().cycle().take(half as usize).cloned());
+    let ok = |steps: &[(u64, Vec<u64>)]| format!("ok verify --snapshot rev {}", steps.len() + 1);
+    vec![
+        snapshot("deep-chain", &chain, 0, ok(&chain)),
+        snapshot(
+            "deep-chain-cycle",
+            &cycle,
+            2,
+            format!(
+                "row 1 cannot wait on #{ROWS} -> #{} -> #{}",
+                ROWS - 1,
+                ROWS - 2
+            ),
+        ),
+        snapshot("chain-set-from-its-end", &backwards, 0, ok(&backwards)),
+        snapshot("lone-row-ping-pong", &lone, 0, ok(&lone)),
+    ]
+}
+
+/// A snapshot's queue.json and QUEUE.md after genesis of row 1 and `steps` (see
+/// `dependencies`), every entry by the lead; an entry the core refuses is logged all the same,
+/// for replay to refuse.
+fn deps_snapshot(steps: &[(u64, Vec<u64>)]) -> (Vec<u8>, Vec<u8>) {
+    use mosaic_queue_core::body::Body;
+    use mosaic_queue_core::entry::{AddArgs, Args, GenesisArgs, MapRow, SetArgs, SetField};
+    use mosaic_queue_core::entry::{CURRENT_SEMANTICS, Entry, SetValue};
+    use mosaic_queue_core::verbs::{self, Ctx};
+    use mosaic_queue_core::{Queue, Status, canon, digest, render, table};
+    const AT: &str = "2026-11-29T10:00:00.000Z";
+    let row = MapRow {
+        id: 1,
+        piece: "Piece 1".into(),
+        owner: None,
+        status: Status::Queued,
+        gate: None,
+        issues: vec![],
+        note: None,
+    };
+    let genesis = GenesisArgs {
+        branch: "main".into(),
+        root: "/srv/deps".into(),
+        source: "0123456789abcdef0123456789abcdef01234567".into(),
+        rows: vec![row],
+        legacy_view: "| # | Piece |\n| --- | --- |\n".into(),
+    };
+    let (queue, _) = Queue::genesis(genesis, "jason-genesis-1", "jason", AT).unwrap();
+    let (mut file, mut state) = (queue.file().clone(), queue.state().clone());
+    for (id, after) in steps {
+        let rev = file.revision + 1;
+        let args = match id {
+            0 => Args::Add(Box::new(AddArgs {
+                id: state.next_id(),
+                piece: format!("Piece {rev}"),
+                owner: None,
+                status: Status::Queued,
+                gate: None,
+                issues: vec![],
+                reviewers: vec![],
+                brief: None,
+                note: None,
+                after: after.clone(),
+            })),
+            id => Args::Set(Box::new(SetArgs {
+                id: *id,
+                field: SetField::After,
+                value: SetValue::Numbers(after.clone()),
+                reason: None,
+            })),
+        };
+        let op = format!("lead-{}-{rev}", args.verb().as_str());
+        let ctx = Ctx {
+            rev,
+            op: &op,
+            by: "lead",
+            at: AT,
+            semantics: CURRENT_SEMANTICS,
+        };
+        let receipt =
+            verbs::apply(&mut state, &args, &ctx).unwrap_or_else(|_| format!("set {id} after"));
+        file.log.push(Entry {
+            rev,
+            verb: args.verb(),
+            by: "lead".into(),
+            at: AT.into(),
+            semantics: CURRENT_SEMANTICS,
+            args,
+            receipt,
+            body: Body::Sha256(digest::sha256(op.as_bytes())),
+            op,
+        });
+        file.revision = rev;
+    }
+    let body = render::render_body_under(&state, CURRENT_SEMANTICS);
+    if let Some(last) = file.log.last_mut() {
+        last.body = Body::Sha256(digest::sha256(body.as_bytes()));
+    }
+    file.rows.clone_from(&state.rows);
+    let md = format!("# Queue\n\n{}\n{body}{}\n", table::BEGIN, table::END);
+    (canon::to_canonical(&file), md.into_bytes())
 }

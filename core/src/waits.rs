@@ -1,0 +1,387 @@
+//! The rows' dependencies as a graph over row positions, kept with a topological order (every
+//! row after the rows it waits on). Making a row wait on rows that already stand before it
+//! needs no search; otherwise only the rows standing between them can lie on a cycle, and a
+//! search from both ends, which stops when either side runs out, finds the cycle or the rows
+//! to move (docs/coordination.md, "What the checks cost").
+
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
+
+use crate::order::Order;
+
+/// Making a row wait on the rows asked would close a cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cycle;
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Waits {
+    order: Order,
+    /// By position: the positions the row waits on.
+    deps: Vec<Vec<usize>>,
+    /// `(dependency, dependent)`: the rows waiting on a row are one range of this set, and a
+    /// dependency dropped from a row that many rows wait on is removed without a scan.
+    dependents: BTreeSet<(usize, usize)>,
+    seen: Seen,
+    /// Edges the searches looked at, for the tests that hold a set to the smaller side.
+    #[cfg(test)]
+    examined: usize,
+}
+
+/// The marks of the current search, one array per side; each search takes a new epoch
+/// instead of clearing them.
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    forward: Vec<u32>,
+    backward: Vec<u32>,
+    epoch: u32,
+}
+
+impl Seen {
+    fn begin(&mut self, n: usize) -> u32 {
+        self.forward.resize(n, 0);
+        self.backward.resize(n, 0);
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.forward.fill(0);
+            self.backward.fill(0);
+            self.epoch = 1;
+        }
+        self.epoch
+    }
+}
+
+/// The rows a search found to move: from the changed row forward (the row and the rows that
+/// wait on it, up to the latest new dependency), or from the new dependencies backward.
+enum Moved {
+    Forward(Vec<usize>),
+    Backward(Vec<usize>),
+}
+
+impl Waits {
+    /// The graph of `deps` (by position, the positions each row waits on), in a topological
+    /// order that keeps queue order where it can. Rows on a cycle, which no replay produces,
+    /// go last in queue order: the checks stay wrong for them but never fail.
+    pub(crate) fn build(deps: Vec<Vec<usize>>) -> Waits {
+        let n = deps.len();
+        let mut dependents = BTreeSet::new();
+        let mut waiting: Vec<usize> = Vec::with_capacity(n);
+        for (p, ds) in deps.iter().enumerate() {
+            for &d in ds {
+                dependents.insert((d, p));
+            }
+            waiting.push(ds.len());
+        }
+        // A stack popped from its end, so the lowest ready position comes first.
+        let mut ready: Vec<usize> = (0..n).rev().filter(|&p| waiting[p] == 0).collect();
+        let mut seq = Vec::with_capacity(n);
+        while let Some(p) = ready.pop() {
+            seq.push(p);
+            for &(_, w) in dependents.range((p, 0)..=(p, usize::MAX)) {
+                waiting[w] = waiting[w].saturating_sub(1);
+                if waiting[w] == 0 {
+                    ready.push(w);
+                }
+            }
+        }
+        if seq.len() < n {
+            let mut placed = alloc::vec![false; n];
+            for &p in &seq {
+                placed[p] = true;
+            }
+            seq.extend((0..n).filter(|&p| !placed[p]));
+        }
+        Waits {
+            order: Order::from_sequence(&seq),
+            deps,
+            dependents,
+            seen: Seen::default(),
+            #[cfg(test)]
+            examined: 0,
+        }
+    }
+
+    /// A new row at the next position, waiting on `deps`: it goes last, since no row can wait
+    /// on it yet.
+    pub(crate) fn push(&mut self, deps: Vec<usize>) {
+        let p = self.deps.len();
+        for &d in &deps {
+            self.dependents.insert((d, p));
+        }
+        self.deps.push(deps);
+        self.order.push();
+    }
+
+    /// Makes row `x` wait on `new` in place of what it waited on, unless that closes a cycle;
+    /// on `Err` nothing changed that anyone can see (the order may have been searched only).
+    pub(crate) fn relink(&mut self, x: usize, new: Vec<usize>) -> Result<(), Cycle> {
+        if new.contains(&x) {
+            return Err(Cycle);
+        }
+        let at = self.order.label(x);
+        let late: Vec<usize> = new
+            .iter()
+            .copied()
+            .filter(|&d| self.order.label(d) > at)
+            .collect();
+        if !late.is_empty() {
+            self.reorder(x, &late)?;
+        }
+        for &d in &self.deps[x] {
+            self.dependents.remove(&(d, x));
+        }
+        for &d in &new {
+            self.dependents.insert((d, x));
+        }
+        self.deps[x] = new;
+        Ok(())
+    }
+
+    /// Puts `x` after `late` (rows that stand after it), moving the smaller side found.
+    fn reorder(&mut self, x: usize, late: &[usize]) -> Result<(), Cycle> {
+        let Some(&top) = late.iter().max_by_key(|&&d| self.order.label(d)) else {
+            return Ok(());
+        };
+        match self.search(x, late, top)? {
+            Moved::Forward(mut rows) => {
+                rows.sort_unstable_by_key(|&n| self.order.label(n));
+                self.order.move_after(top, &rows);
+            }
+            Moved::Backward(mut rows) => {
+                rows.sort_unstable_by_key(|&n| self.order.label(n));
+                self.order.move_before(x, &rows);
+            }
+        }
+        Ok(())
+    }
+
+    /// Searches forward from `x` (the rows that wait on it, directly or through others, that
+    /// stand no later than `top`) and backward from `late` (the rows they wait on that stand
+    /// after `x`), one edge of each in turn. A row reached from both sides is a cycle. When a
+    /// side runs out, its rows can move past the other end without breaking the order: the
+    /// forward side right after `top`, the backward side right before `x`.
+    fn search(&mut self, x: usize, late: &[usize], top: usize) -> Result<Moved, Cycle> {
+        let Waits {
+            order,
+            deps,
+            dependents,
+            seen,
+            ..
+        } = self;
+        #[cfg(test)]
+        let mut examined = 0;
+        let (low, high) = (order.label(x), order.label(top));
+        let epoch = seen.begin(order.len());
+        seen.forward[x] = epoch;
+        let mut forward: Vec<(usize, usize)> = alloc::vec![(x, 0)];
+        let mut ahead = alloc::vec![x];
+        for &d in late {
+            seen.backward[d] = epoch;
+        }
+        let mut backward: Vec<(usize, usize)> = late.iter().map(|&d| (d, 0)).collect();
+        let mut behind = late.to_vec();
+        let found = loop {
+            #[cfg(test)]
+            {
+                examined += 1;
+            }
+            // One row that waits on the row on top of the forward stack.
+            let Some((row, from)) = forward.last_mut() else {
+                break Ok(Moved::Forward(ahead));
+            };
+            match dependents.range((*row, *from)..=(*row, usize::MAX)).next() {
+                None => {
+                    forward.pop();
+                }
+                Some(&(_, w)) => {
+                    *from = w + 1;
+                    if order.label(w) <= high {
+                        if seen.backward[w] == epoch {
+                            break Err(Cycle);
+                        }
+                        if seen.forward[w] != epoch {
+                            seen.forward[w] = epoch;
+                            ahead.push(w);
+                            forward.push((w, 0));
+                        }
+                    }
+                }
+            }
+            // One row that the row on top of the backward stack waits on.
+            let Some((row, i)) = backward.last_mut() else {
+                break Ok(Moved::Backward(behind));
+            };
+            match deps[*row].get(*i) {
+                None => {
+                    backward.pop();
+                }
+                Some(&u) => {
+                    *i += 1;
+                    if order.label(u) >= low {
+                        if seen.forward[u] == epoch {
+                            break Err(Cycle);
+                        }
+                        if seen.backward[u] != epoch {
+                            seen.backward[u] = epoch;
+                            behind.push(u);
+                            backward.push((u, 0));
+                        }
+                    }
+                }
+            }
+        };
+        #[cfg(test)]
+        {
+            self.examined += examined;
+        }
+        found
+    }
+
+    /// Every row stands after the rows it waits on; for checks.
+    #[cfg(test)]
+    pub(crate) fn is_ordered(&self) -> bool {
+        self.deps.iter().enumerate().all(|(p, ds)| {
+            ds.iter()
+                .all(|&d| self.order.label(d) < self.order.label(p))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// Rows `0..n`, each waiting on the one before.
+    fn chain(n: usize) -> Vec<Vec<usize>> {
+        (0..n)
+            .map(|p| if p == 0 { vec![] } else { vec![p - 1] })
+            .collect()
+    }
+
+    #[test]
+    fn the_order_built_puts_every_row_after_what_it_waits_on() {
+        // Rows waiting on rows later in queue order, and one on two.
+        let w = Waits::build(vec![vec![3], vec![0, 2], vec![], vec![2], vec![]]);
+        assert!(w.is_ordered());
+        assert_eq!(w.order.sequence(), [2, 3, 0, 1, 4]);
+        // A cycle (no replay makes one) still builds: its rows go last.
+        let w = Waits::build(vec![vec![1], vec![0], vec![]]);
+        assert_eq!(w.order.sequence(), [2, 0, 1]);
+    }
+
+    /// A long chain and one lone row made to wait on each other's ends in turn: each set pays
+    /// for the lone row's side, not the chain's. Only the cycle costs the chain's length.
+    #[test]
+    fn a_set_pays_for_the_smaller_side() {
+        let n = 2_000;
+        let mut w = Waits::build(chain(n));
+        w.push(vec![]);
+        let lone = n;
+        for round in 0..200 {
+            let before = w.examined;
+            w.relink(0, vec![lone]).unwrap();
+            w.relink(0, vec![]).unwrap();
+            w.relink(lone, vec![n - 1]).unwrap();
+            w.relink(lone, vec![]).unwrap();
+            assert!(w.is_ordered(), "round {round}");
+            assert!(
+                w.examined - before < 20,
+                "round {round}: {}",
+                w.examined - before
+            );
+        }
+        w.relink(lone, vec![n - 1]).unwrap();
+        let before = w.examined;
+        assert_eq!(w.relink(0, vec![lone]), Err(Cycle));
+        assert!(w.examined - before > n / 4, "{}", w.examined - before);
+        assert_eq!(w.relink(lone, vec![0]), Ok(()));
+        assert!(w.is_ordered());
+    }
+
+    /// The same between two long chains: each set moves one whole chain, in time about its
+    /// length, and the order stays right.
+    #[test]
+    fn two_chains_swap_places() {
+        let n = 500;
+        let mut deps = chain(n);
+        deps.extend(
+            chain(n)
+                .into_iter()
+                .map(|d| d.iter().map(|p| p + n).collect()),
+        );
+        let mut w = Waits::build(deps);
+        let (a1, an, b1, bn) = (0, n - 1, n, 2 * n - 1);
+        for round in 0..6 {
+            let before = w.examined;
+            w.relink(a1, vec![bn]).unwrap();
+            assert_eq!(w.relink(b1, vec![an]), Err(Cycle));
+            w.relink(a1, vec![]).unwrap();
+            w.relink(b1, vec![an]).unwrap();
+            w.relink(b1, vec![]).unwrap();
+            assert!(w.is_ordered(), "round {round}");
+            let paid = w.examined - before;
+            assert!((n..8 * n).contains(&paid), "round {round}: {paid}");
+        }
+    }
+
+    /// Whether `to` can be reached from `from` through what rows wait on.
+    fn reaches(deps: &[Vec<usize>], from: usize, to: usize) -> bool {
+        let mut seen = vec![false; deps.len()];
+        let mut stack = vec![from];
+        while let Some(p) = stack.pop() {
+            if p == to {
+                return true;
+            }
+            if !core::mem::replace(&mut seen[p], true) {
+                stack.extend(&deps[p]);
+            }
+        }
+        false
+    }
+
+    /// Random sets on a growing graph against a plain search, the order checked after each.
+    #[test]
+    fn random_sets_agree_with_a_plain_search() {
+        let mut seed: u64 = 0x853c_49e6_748f_ea9b;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut deps = chain(50);
+        let mut w = Waits::build(deps.clone());
+        let (mut refused, mut moved) = (0, 0);
+        for step in 0..6_000 {
+            let n = deps.len();
+            if rand(8) == 0 {
+                let new: Vec<usize> = (0..rand(3)).map(|_| rand(n)).collect();
+                let mut new = new;
+                new.sort_unstable();
+                new.dedup();
+                w.push(new.clone());
+                deps.push(new);
+                continue;
+            }
+            let x = rand(n);
+            let mut new: Vec<usize> = (0..1 + rand(3)).map(|_| rand(n)).collect();
+            new.sort_unstable();
+            new.dedup();
+            let cycle = new.iter().any(|&d| reaches(&deps, d, x));
+            let late = new.iter().any(|&d| w.order.label(d) > w.order.label(x));
+            let got = w.relink(x, new.clone());
+            assert_eq!(got.is_err(), cycle, "step {step}: {x} after {new:?}");
+            if got.is_ok() {
+                moved += usize::from(late);
+                deps[x] = new;
+            } else {
+                refused += 1;
+            }
+            assert!(w.is_ordered(), "step {step}");
+        }
+        assert!(
+            refused > 500 && moved > 500,
+            "{refused} refused, {moved} moved"
+        );
+    }
+}
