@@ -5,6 +5,7 @@
 use std::sync::Barrier;
 
 use serde_json::Value;
+use support::retry::past_lock_waits;
 use support::{Out, Repo, change, ok};
 
 /// The semantics of each log entry, in order.
@@ -219,12 +220,7 @@ fn sixteen_seats_race_take_over_eight_rows() {
                     let args = change(&["take"], &op, seat);
                     barrier.wait();
                     // A writer that runs out of lock wait exits 1; the rule says retry.
-                    loop {
-                        let out = repo.run(&args, &[]);
-                        if out.code != 1 {
-                            return out;
-                        }
-                    }
+                    past_lock_waits(|| repo.run(&args, &[])).0
                 })
             })
             .collect();

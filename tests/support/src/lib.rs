@@ -8,6 +8,7 @@ pub mod fake_gitea;
 pub mod house;
 pub mod recording_git;
 pub mod relay;
+pub mod retry;
 pub mod review;
 pub mod workload;
 
