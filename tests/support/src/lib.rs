@@ -1,6 +1,6 @@
 //! What the end-to-end tests share, as a dev-only crate: scratch canonical checkouts and the
 //! real binary run in them (`repo`, re-exported at the top), a scriptable fake Gitea, the review
-//! suites' set-up, a `git` that records its calls, the workload generator the benchmarks and the
+//! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory, the workload generator the benchmarks and the
 //! sandbox's tests replay, and the benchmark examples' scratch checkouts (`bench`).
 
 pub mod bench;
@@ -10,6 +10,7 @@ pub mod recording_git;
 pub mod relay;
 pub mod retry;
 pub mod review;
+pub mod watch;
 pub mod workload;
 
 mod repo;
