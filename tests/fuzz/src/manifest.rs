@@ -21,7 +21,7 @@ pub fn check(bytes: &[u8]) {
     assert_eq!(manifest::digest(text), expected_digest(bytes));
     match (manifest::parse(text), model(bytes)) {
         (Ok(lines), Ok(expected)) => {
-            let got: Vec<(&[u8], &[u8])> = lines
+            let got: Vec<Line<'_>> = lines
                 .iter()
                 .map(|l| (l.sha256.as_bytes(), l.path.as_bytes()))
                 .collect();
@@ -45,8 +45,11 @@ fn expected_digest(bytes: &[u8]) -> String {
     out
 }
 
-/// The manifest's lines as (digest, path), or the 1-based number of the first bad line.
-fn model(bytes: &[u8]) -> Result<Vec<(&[u8], &[u8])>, usize> {
+/// One line as the model reads it: the digest's bytes and the path's.
+type Line<'a> = (&'a [u8], &'a [u8]);
+
+/// The manifest's lines, or the 1-based number of the first bad line.
+fn model(bytes: &[u8]) -> Result<Vec<Line<'_>>, usize> {
     let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     if body.is_empty() {
         return Err(1);
