@@ -43,6 +43,10 @@ impl Runs {
             "{name}: stdout {:?} stderr {:?}",
             out.stdout, out.stderr
         );
+        if code == 0 {
+            assert_eq!(out.stderr, "", "{name}");
+            assert_ne!(out.stdout, "", "{name}");
+        }
         assert_eq!(self.git.take(), Vec::<String>::new(), "{name} started git");
         self.covered.insert(name.to_owned());
     }
