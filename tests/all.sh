@@ -55,7 +55,22 @@ step "fuzz: each target for 20 s"
 # minutes, once): the fuzz step runs wherever it can run.
 if cargo +nightly --version >/dev/null 2>&1; then
   cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-  for target in $(cargo +nightly fuzz list --fuzz-dir tests/fuzz); do
+  # The list is read apart from the loop: a failure inside `for ... in $(...)` would escape
+  # `set -e` and run no target at all. Every file under fuzz_targets must be a listed target.
+  if ! targets=$(cargo +nightly fuzz list --fuzz-dir tests/fuzz); then
+    echo "cannot list the fuzz targets of tests/fuzz" >&2
+    exit 1
+  fi
+  if [ -z "$targets" ]; then
+    echo "tests/fuzz lists no fuzz target" >&2
+    exit 1
+  fi
+  files=$(cd tests/fuzz/fuzz_targets && ls -- *.rs | sed 's/\.rs$//' | sort)
+  if [ "$(sort <<<"$targets")" != "$files" ]; then
+    echo "the fuzz targets listed ($(echo $targets)) are not the files under tests/fuzz/fuzz_targets ($(echo $files))" >&2
+    exit 1
+  fi
+  for target in $targets; do
     work=$(mktemp -d)
     log=$(mktemp)
     seeds=(fixtures/fuzz/"$target"/corpus)

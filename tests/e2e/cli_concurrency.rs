@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde_json::Value;
+use support::retry::past_lock_waits;
 use support::{Out, Repo};
 
 /// `args` plus `--op OP` and `--by BY`, owned so a thread can build its own.
@@ -22,24 +23,13 @@ fn run(repo: &Repo, args: &[String]) -> Out {
     repo.run(&args, &[])
 }
 
-/// Runs one change until it is acknowledged, retrying the same op id after a failure, as the
-/// unacknowledged-op rule tells a caller to. Returns the receipt and the failures on the way.
+/// Runs one change until it is acknowledged, retrying the same op id after its lock wait ran
+/// out, as the unacknowledged-op rule tells a caller to (bounded, and no other failure is
+/// retried: a refusal or an exit 3 here is a bug, not contention). Returns the receipt and the
+/// retried runs.
 fn until_acknowledged(repo: &Repo, args: &[String]) -> (String, Vec<Out>) {
-    let mut failures = Vec::new();
-    loop {
-        let out = run(repo, args);
-        if out.code == 0 {
-            return (out.ok().to_owned(), failures);
-        }
-        // Exit 1 (e.g. the lock wait ran out) and 3 (visible, not acknowledged) are the ones
-        // a retry is for; a refusal, usage error or signal here is a bug, not contention.
-        assert!(
-            matches!(out.code, 1 | 3),
-            "{args:?} is only retried after exit 1 or 3: {out:?}"
-        );
-        failures.push(out);
-        assert!(failures.len() < 5, "{args:?} keeps failing: {failures:?}");
-    }
+    let (out, retried) = past_lock_waits(|| run(repo, args));
+    (out.ok().to_owned(), retried)
 }
 
 /// The rev a receipt `ok <op> rev <N> ...` names.

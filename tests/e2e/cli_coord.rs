@@ -5,6 +5,8 @@
 use std::sync::Barrier;
 
 use serde_json::Value;
+use support::retry::past_lock_waits;
+use support::watch::until_watching;
 use support::{Out, Repo, change, ok};
 
 /// The semantics of each log entry, in order.
@@ -250,12 +252,7 @@ fn sixteen_seats_race_take_over_eight_rows() {
                     let args = change(&["take"], &op, seat);
                     barrier.wait();
                     // A writer that runs out of lock wait exits 1; the rule says retry.
-                    loop {
-                        let out = repo.run(&args, &[]);
-                        if out.code != 1 {
-                            return out;
-                        }
-                    }
+                    past_lock_waits(|| repo.run(&args, &[])).0
                 })
             })
             .collect();
@@ -444,12 +441,6 @@ fn finish(child: std::process::Child) -> (i32, String, String) {
     )
 }
 
-/// Whether `child` is still running after `ms` milliseconds.
-fn still_waiting(child: &mut std::process::Child, ms: u64) -> bool {
-    std::thread::sleep(std::time::Duration::from_millis(ms));
-    child.try_wait().unwrap().is_none()
-}
-
 #[test]
 fn wait_returns_when_another_process_makes_the_condition_true() {
     let repo = Repo::new("wait-status");
@@ -458,11 +449,14 @@ fn wait_returns_when_another_process_makes_the_condition_true() {
         &["2", "--status", "in-progress,in-review", "--timeout", "60"],
     );
     let mut revision = spawn_wait(&repo, &["--revision-after", "1", "--timeout", "60"]);
+    // Both are asleep on their watch before the write, so the write is what wakes them.
+    until_watching(waiter.id(), &repo.path(".git"));
+    until_watching(revision.id(), &repo.path(".git"));
     assert!(
-        still_waiting(&mut waiter, 300),
+        waiter.try_wait().unwrap().is_none(),
         "wait returned before the write"
     );
-    assert!(still_waiting(&mut revision, 0));
+    assert!(revision.try_wait().unwrap().is_none());
     ok(
         &repo,
         &["move", "2", "in-progress"],
@@ -556,7 +550,8 @@ fn wait_never_reports_a_write_that_is_not_durable() {
     );
     // A waiter started now is woken by the retry that makes the write durable.
     let mut waiter = spawn_wait(&repo, &["2", "--status", "in-progress", "--timeout", "60"]);
-    assert!(still_waiting(&mut waiter, 300));
+    until_watching(waiter.id(), &repo.path(".git"));
+    assert!(waiter.try_wait().unwrap().is_none());
     repo.run(&["unlock"], &[]).ok();
     assert_eq!(
         repo.run(&argv, &[]).ok(),
@@ -565,37 +560,6 @@ fn wait_never_reports_a_write_that_is_not_durable() {
     let (code, stdout, _) = finish(waiter);
     assert_eq!(code, 0);
     assert_eq!(stdout, repo.run(&["show", "2"], &[]).ok());
-}
-
-/// Blocks until process `pid` holds an inotify watch on the directory at `dir` (its inode, as
-/// `/proc/PID/fdinfo` lists each watch), so what the test does next happens while it waits.
-/// The deadline only fails the test; it never decides what the waiter answers.
-fn until_watching(pid: u32, dir: &std::path::Path) {
-    use std::os::unix::fs::MetadataExt;
-    let ino = format!("ino:{:x} ", std::fs::metadata(dir).unwrap().ino());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap();
-        let watched = fds.flatten().any(|fd| {
-            let is_inotify = std::fs::read_link(fd.path())
-                .is_ok_and(|l| l.to_string_lossy() == "anon_inode:inotify");
-            let info = format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy());
-            is_inotify
-                && std::fs::read_to_string(info).is_ok_and(|t| {
-                    t.lines()
-                        .any(|l| l.starts_with("inotify wd:") && l.contains(&ino))
-                })
-        });
-        if watched {
-            return;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "wait never watched {}",
-            dir.display()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
 }
 
 /// `.git` replaced by a copy while waiters wait: moved aside or removed and the copy moved
@@ -636,8 +600,11 @@ fn wait_follows_a_git_dir_replaced_while_it_waits() {
             )
             .unwrap(),
         }
+        // Both follow the new `.git`: they watch it before the write lands there.
+        until_watching(waiter.id(), &git);
+        until_watching(revision.id(), &git);
         assert!(
-            still_waiting(&mut waiter, 0),
+            waiter.try_wait().unwrap().is_none(),
             "{how}: returned before the write"
         );
         ok(

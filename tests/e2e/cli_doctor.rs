@@ -3,6 +3,7 @@
 //! the command it names cures the state.
 
 use serde_json::{Value, json};
+use support::recording_git::{RecordingGit, SAYS};
 use support::{Holder, Repo, ok};
 
 fn ready(name: &str) -> Repo {
@@ -523,6 +524,42 @@ fn the_guard_missing_or_not_ours() {
         text.starts_with("guard: the guard ") && text.contains(" is not installed ("),
         "{text}"
     );
+}
+
+/// The guard is the one check doctor makes through git: a git that cannot be started, or that
+/// fails, is named as a finding a person acts on, never skipped as if the guard were fine.
+#[test]
+fn a_guard_git_cannot_check_is_a_finding_not_a_skip() {
+    let repo = ready("doctor-no-git");
+    assert_eq!(doctor(&repo).1, 0);
+    let before = repo.snapshot();
+    let empty = repo.base.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = repo.run(&["doctor"], &[("PATH", empty.to_str().unwrap())]);
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (
+            2,
+            "guard-unchecked: the guard was not checked: cannot run git: No such file or directory (os error 2); install git or put it on PATH, then run `mosaic-queue doctor` again\n",
+            "mosaic-queue: doctor: 1 finding needs action; handle them in the order printed\n"
+        )
+    );
+    let git = RecordingGit::new(&repo.base);
+    let out = repo.run(&["doctor", "--json"], &[("PATH", git.path())]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        doc["findings"],
+        json!([{
+            "kind": "guard-unchecked",
+            "detail": format!("the guard was not checked: {SAYS}; fix what git says, then run `mosaic-queue doctor` again"),
+            "command": null,
+            "action": true,
+            "choices": [],
+        }])
+    );
+    assert_eq!(git.take(), ["git rev-parse --verify -q HEAD^{commit}"]);
+    repo.assert_unchanged(&before);
 }
 
 #[test]

@@ -138,7 +138,7 @@ fn git_missing_from_path_is_named() {
     let empty = repo.base.join("empty-bin");
     std::fs::create_dir(&empty).unwrap();
     // Only the verbs that run git need it (the queue's own verbs read the repository
-    // in-process: tests/e2e/cli_git.rs runs them with this PATH).
+    // in-process: tests/e2e/cli_no_git.rs runs them with a git that records every call).
     for args in [
         vec!["commit", "-m", "queue: x", "--by", "jason"],
         vec!["install-hook", "--by", "jason"],

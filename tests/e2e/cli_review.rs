@@ -3,9 +3,8 @@
 //! that never post, and a real Gitea when one is configured (credentials: cli_review_creds).
 
 use std::os::unix::fs::PermissionsExt;
-use std::time::Duration;
 
-use support::fake_gitea::{Answer, Endpoint, RealGitea};
+use support::fake_gitea::{Answer, Endpoint, RealGitea, Release};
 use support::review::{
     OP, Review, attempt_json, failed_line, git, lines, look_on_issue, markers, printed, ready,
     receipts, to_review, token, uncertain_line,
@@ -202,9 +201,10 @@ fn every_transport_answer_is_logged_as_the_contract_classifies_it() {
 fn no_answer_before_a_short_deadline_is_uncertain() {
     let (mut r, candidate) = ready("deadline");
     r.deadline_ms = "800".into();
-    r.fake
-        .script(Endpoint::PostComment, Answer::Delay(Duration::from_secs(3)));
+    // The answer is held until the run has ended, so only the run's own deadline can end it.
+    let answer = r.fake.hold(Endpoint::PostComment);
     let out = r.run(&to_review(&candidate), OP, "darkwing");
+    answer.release(Release::Drop);
     let line = printed(&out, 3, &lines(&receipts("uncertain")));
     assert_eq!(line, uncertain_line("no answer within 800 ms"));
     assert_eq!(

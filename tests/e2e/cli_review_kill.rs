@@ -1,12 +1,11 @@
 //! A review request interrupted: SIGKILL before the POST, after it and before the outcome
 //! entry, and after that entry; a lock held by another writer when the outcome arrives; and
 //! late outcomes meeting a resolve or an abandon. After each, a retry sends nothing, and a
-//! resolve or an abandon settles the attempt.
-
-use std::time::Duration;
+//! resolve or an abandon settles the attempt. A late answer is one the fake holds until the test
+//! has done what must come first, never one delayed by a clock.
 
 use support::Holder;
-use support::fake_gitea::{Answer, Endpoint};
+use support::fake_gitea::{Endpoint, Hold, Release};
 use support::review::{
     OP, Review, attempt_json, git, lines, look_on_issue, marked_body, markers, printed, ready,
     receipts, to_review,
@@ -183,20 +182,20 @@ fn killed_after_the_outcome_entry_the_request_is_posted() {
 
 #[test]
 fn a_lock_held_when_the_outcome_arrives_says_the_comment_was_posted() {
-    let (r, head) = ready("held");
-    r.fake.script(
-        Endpoint::PostComment,
-        Answer::Delay(Duration::from_millis(1500)),
-    );
+    let (mut r, head) = ready("held");
+    r.deadline_ms = GENEROUS.into();
+    let answer = r.fake.hold(Endpoint::PostComment);
     let child = r.spawn(
         &to_review(&head),
         OP,
         "darkwing",
         &[("MOSAIC_LOCK_WAIT_MS", "300")],
     );
-    r.wait_for_posts(1);
+    answer.wait_held();
+    // The lock's holder is this test, alive throughout: the wait for it can only run out.
     let holder = Holder::this_process();
     r.repo.plant_lock(&holder);
+    answer.release(Release::Send);
     let out = r.finish(child);
     let [first, _] = receipts("");
     let lock = r.repo.path(".git/mosaic-queue.lock");
@@ -230,20 +229,22 @@ fn a_lock_held_when_the_outcome_arrives_says_the_comment_was_posted() {
 
 #[test]
 fn a_lock_held_when_a_failed_outcome_arrives_says_to_abandon() {
-    let (r, head) = ready("held-failed");
-    // GET /user answers late, naming another login: the request fails before any POST.
+    let (mut r, head) = ready("held-failed");
+    r.deadline_ms = GENEROUS.into();
+    // GET /user answers once the lock is planted, naming another login: the request fails
+    // before any POST.
     r.fake.user_names(Some("pixel"));
-    r.fake
-        .script(Endpoint::User, Answer::Delay(Duration::from_millis(1500)));
+    let answer = r.fake.hold(Endpoint::User);
     let child = r.spawn(
         &to_review(&head),
         OP,
         "darkwing",
         &[("MOSAIC_LOCK_WAIT_MS", "300")],
     );
-    r.wait_for_requests(Endpoint::User, 1);
+    answer.wait_held();
     let holder = Holder::this_process();
     r.repo.plant_lock(&holder);
+    answer.release(Release::Send);
     let out = r.finish(child);
     let [first, _] = receipts("");
     let lock = r.repo.path(".git/mosaic-queue.lock");
@@ -271,22 +272,24 @@ fn a_lock_held_when_a_failed_outcome_arrives_says_to_abandon() {
 
 // ---- Late outcomes: the POST's answer arrives after a resolve or an abandon. ----
 
-/// Starts `move 1 in-review` with the POST's answer held back, and returns once Gitea has
-/// stored the comment and the answer is on its way.
-fn in_flight(r: &Review, head: &str) -> std::process::Child {
-    r.fake.script(
-        Endpoint::PostComment,
-        Answer::Delay(Duration::from_millis(2000)),
-    );
+/// The Gitea deadline of a run whose answer the fake holds: far longer than any test takes, so
+/// it only ever fails a test that hangs; the test, not the clock, decides when the answer comes.
+const GENEROUS: &str = "600000";
+
+/// Starts `move 1 in-review` with the POST's answer held, and returns once Gitea has stored
+/// the comment; the hold lets the answer go.
+fn in_flight(r: &mut Review, head: &str) -> (std::process::Child, Hold) {
+    r.deadline_ms = GENEROUS.into();
+    let answer = r.fake.hold(Endpoint::PostComment);
     let child = r.spawn(&to_review(head), OP, "darkwing", &[]);
-    r.wait_for_posts(1);
-    child
+    answer.wait_held();
+    (child, answer)
 }
 
 #[test]
 fn a_late_posted_outcome_with_the_resolved_comment_stays_posted() {
-    let (r, head) = ready("late-same");
-    let child = in_flight(&r, &head);
+    let (mut r, head) = ready("late-same");
+    let (child, answer) = in_flight(&mut r, &head);
     let id = r.fake.comments()[0].id;
     r.ok(
         &["review", "resolve", "1", OP, "--comment", &id.to_string()],
@@ -296,6 +299,7 @@ fn a_late_posted_outcome_with_the_resolved_comment_stays_posted() {
             "ok darkwing-1-resolve rev 5 review resolve 1 round 1 {OP} requesting -> posted comment {id}"
         ),
     );
+    answer.release(Release::Send);
     let out = r.finish(child);
     let [first, _] = receipts("");
     printed(
@@ -325,13 +329,8 @@ fn a_late_posted_outcome_with_the_resolved_comment_stays_posted() {
 #[test]
 fn a_late_uncertain_outcome_after_a_resolve_stays_posted() {
     let (mut r, head) = ready("late-uncertain");
-    r.deadline_ms = "3000".into();
-    r.fake.script(
-        Endpoint::PostComment,
-        Answer::Delay(Duration::from_millis(6000)),
-    );
-    let mut child = r.spawn(&to_review(&head), OP, "darkwing", &[]);
-    r.wait_for_posts(1);
+    // The comment is stored, then the connection closes without an answer, after the resolve.
+    let (mut child, answer) = in_flight(&mut r, &head);
     let id = r.fake.comments()[0].id;
     r.ok(
         &["review", "resolve", "1", OP, "--comment", &id.to_string()],
@@ -343,8 +342,9 @@ fn a_late_uncertain_outcome_after_a_resolve_stays_posted() {
     );
     assert!(
         child.try_wait().unwrap().is_none(),
-        "the request gave up before the resolve; the machine is too slow for this schedule"
+        "the request ended while its answer was held"
     );
+    answer.release(Release::Drop);
     let out = r.finish(child);
     let [first, _] = receipts("");
     printed(
@@ -364,7 +364,7 @@ fn a_late_uncertain_outcome_after_a_resolve_stays_posted() {
             "darkwing",
             "posted",
             None,
-            Some("post-deadline"),
+            Some("post-transport"),
             Some(id)
         )
     );
@@ -373,12 +373,12 @@ fn a_late_uncertain_outcome_after_a_resolve_stays_posted() {
 
 #[test]
 fn a_late_outcome_with_another_comment_is_a_conflict_that_resolve_settles() {
-    let (r, head) = ready("late-other");
+    let (mut r, head) = ready("late-other");
     // A comment someone posted by hand for the same attempt, found before the answer came.
     let by_hand = r
         .fake
         .plant_comment(12, "darkwing", &marked_body(OP, 1, 1, &git(&head)));
-    let child = in_flight(&r, &head);
+    let (child, answer) = in_flight(&mut r, &head);
     let posted = r.fake.comments()[1].id;
     r.ok(
         &[
@@ -395,6 +395,7 @@ fn a_late_outcome_with_another_comment_is_a_conflict_that_resolve_settles() {
             "ok darkwing-1-resolve rev 5 review resolve 1 round 1 {OP} requesting -> posted comment {by_hand}"
         ),
     );
+    answer.release(Release::Send);
     let out = r.finish(child);
     let [first, _] = receipts("");
     assert_eq!(
@@ -453,8 +454,8 @@ fn a_late_outcome_with_another_comment_is_a_conflict_that_resolve_settles() {
 
 #[test]
 fn a_posted_outcome_after_an_abandon_is_a_conflict_that_resolve_settles() {
-    let (r, head) = ready("late-abandon");
-    let child = in_flight(&r, &head);
+    let (mut r, head) = ready("late-abandon");
+    let (child, answer) = in_flight(&mut r, &head);
     r.ok(
         &[
             "review",
@@ -471,6 +472,7 @@ fn a_posted_outcome_after_an_abandon_is_a_conflict_that_resolve_settles() {
             "ok sage-1-abandon rev 5 review abandon 1 round 1 {OP} requesting -> abandoned (duplicate risk)"
         ),
     );
+    answer.release(Release::Send);
     let out = r.finish(child);
     let [first, _] = receipts("");
     assert_eq!(
@@ -511,13 +513,8 @@ fn a_posted_outcome_after_an_abandon_is_a_conflict_that_resolve_settles() {
 
 #[test]
 fn a_late_outcome_is_recorded_after_the_row_is_done() {
-    let (r, head) = ready("late-done");
-    r.fake.script(
-        Endpoint::PostComment,
-        Answer::Delay(Duration::from_millis(5000)),
-    );
-    let mut child = r.spawn(&to_review(&head), OP, "darkwing", &[]);
-    r.wait_for_posts(1);
+    let (mut r, head) = ready("late-done");
+    let (mut child, answer) = in_flight(&mut r, &head);
     let id = r.fake.comments()[0].id;
     let candidate = git(&head);
     r.ok(
@@ -555,8 +552,9 @@ fn a_late_outcome_is_recorded_after_the_row_is_done() {
     );
     assert!(
         child.try_wait().unwrap().is_none(),
-        "the request's answer came before the row was done; the machine is too slow for this schedule"
+        "the request ended while its answer was held"
     );
+    answer.release(Release::Send);
     let out = r.finish(child);
     let [first, _] = receipts("");
     printed(

@@ -13,7 +13,7 @@ use mosaic_queue::exit::Exit;
 use mosaic_queue::gitea::{
     FetchedComment, GiteaConfig, GiteaError, PostOutcome, fetch_comment, post_comment,
 };
-use support::fake_gitea::{Answer, Endpoint, FakeGitea, RealGitea};
+use support::fake_gitea::{Answer, Endpoint, FakeGitea, Hold, RealGitea, Release};
 
 const TOKEN: &str = "5d0c0ffee5d0c0ffee5d0c0ffee5d0c0ffee5d0c";
 const LOGIN: &str = "jarvis";
@@ -362,9 +362,10 @@ fn the_servers_own_refusals_are_failed() {
 fn an_answer_after_the_deadline_is_uncertain_and_the_comment_may_exist() {
     let mut s = setup();
     s.cfg.deadline = Duration::from_millis(400);
-    s.fake
-        .script(Endpoint::PostComment, Answer::Delay(Duration::from_secs(2)));
+    // Held until the client has given up: only its own deadline can end the wait.
+    let answer = s.fake.hold(Endpoint::PostComment);
     let outcome = post_comment(&s.cfg, LOGIN, ISSUE, BODY);
+    answer.release(Release::Drop);
     let (k, status, detail, message) = not_posted(&outcome);
     assert_eq!((k, status, detail), ("uncertain", None, "post-deadline"));
     assert_eq!(
@@ -377,19 +378,36 @@ fn an_answer_after_the_deadline_is_uncertain_and_the_comment_may_exist() {
     assert_eq!(s.fake.comments().len(), 1);
 }
 
+/// What GET /user takes is spent from the POST's budget. A budget is time, so this is the one
+/// test here that needs time to pass: GET /user is held for at least half the deadline (a sleep
+/// never ends early), then the POST is held until the client gives up. A fresh budget for the
+/// POST would keep the client at least one and a half deadlines; the shared one ends it at one.
+/// The margins (half a deadline each way, 2 s) only fail a machine stalled for seconds.
 #[test]
 fn one_deadline_covers_get_user_and_the_post_together() {
     let mut s = setup();
-    s.cfg.deadline = Duration::from_millis(900);
-    // Each answer alone fits the deadline; the two together do not.
-    s.fake
-        .script(Endpoint::User, Answer::Delay(Duration::from_millis(500)));
-    s.fake.script(
-        Endpoint::PostComment,
-        Answer::Delay(Duration::from_millis(600)),
-    );
-    let outcome = post_comment(&s.cfg, LOGIN, ISSUE, BODY);
+    let deadline = Duration::from_secs(4);
+    s.cfg.deadline = deadline;
+    let user = s.fake.hold(Endpoint::User);
+    let post = s.fake.hold(Endpoint::PostComment);
+    let (outcome, took) = std::thread::scope(|t| {
+        let client = t.spawn(|| {
+            let started = std::time::Instant::now();
+            let outcome = post_comment(&s.cfg, LOGIN, ISSUE, BODY);
+            (outcome, started.elapsed())
+        });
+        user.wait_held();
+        std::thread::sleep(deadline / 2);
+        user.release(Release::Send);
+        post.wait_held();
+        client.join().unwrap()
+    });
+    post.release(Release::Drop);
     assert_eq!(kind(&outcome), ("uncertain", None, "post-deadline"));
+    assert!(
+        took < deadline + deadline / 2,
+        "the POST had a budget of its own: the client gave up after {took:?}"
+    );
     assert_eq!(s.fake.posts(), 1);
 }
 
@@ -466,7 +484,8 @@ fn get_user_must_name_the_seats_login_before_any_post() {
         ),
         (
             None,
-            Some(Answer::Delay(Duration::from_secs(2))),
+            // Held until the fake is dropped: only the client's deadline ends the wait.
+            Some(Answer::Hold(Hold::new())),
             ("failed", None, "user-deadline"),
         ),
     ];
@@ -809,7 +828,8 @@ fn fetch_failures_name_what_happened() {
             ),
         ),
         (
-            Answer::Delay(Duration::from_secs(2)),
+            // Held until the fake is dropped: only the client's deadline ends the wait.
+            Answer::Hold(Hold::new()),
             format!(
                 "Gitea at {url} did not answer within 400 ms; retry when the instance responds"
             ),

@@ -15,6 +15,7 @@ mod cli_kill;
 mod cli_limits;
 mod cli_locks;
 mod cli_messages;
+mod cli_no_git;
 mod cli_numbers;
 mod cli_prime;
 mod cli_recovery;

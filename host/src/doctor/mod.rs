@@ -4,6 +4,7 @@
 
 mod choice;
 mod files;
+mod guard;
 mod locks;
 mod queue;
 
@@ -51,6 +52,7 @@ pub enum Kind {
     TableHandEdited,
     ReviewUnresolved,
     Guard,
+    GuardUnchecked,
     TempFiles,
     LockTempFiles,
     CommitIndexes,
@@ -58,7 +60,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order findings are printed.
-    pub const ALL: [Kind; 33] = [
+    pub const ALL: [Kind; 34] = [
         Kind::GitEnv,
         Kind::Worktree,
         Kind::NotCanonical,
@@ -89,6 +91,7 @@ impl Kind {
         Kind::TableHandEdited,
         Kind::ReviewUnresolved,
         Kind::Guard,
+        Kind::GuardUnchecked,
         Kind::TempFiles,
         Kind::LockTempFiles,
         Kind::CommitIndexes,
@@ -126,6 +129,7 @@ impl Kind {
             Kind::TableHandEdited => "table-hand-edited",
             Kind::ReviewUnresolved => "review-unresolved",
             Kind::Guard => "guard",
+            Kind::GuardUnchecked => "guard-unchecked",
             Kind::TempFiles => "temp-files",
             Kind::LockTempFiles => "lock-temp-files",
             Kind::CommitIndexes => "commit-indexes",

@@ -1,6 +1,6 @@
 //! The queue's own files as doctor sees them: queue.json against the witness, the table against
-//! the log, the checkout rules, genesis committed, unresolved review requests and the guard.
-//! Each is read once, without the lock; nothing is written.
+//! the log, the checkout rules, genesis committed and unresolved review requests, then the guard
+//! (guard.rs). Each is read once, without the lock; nothing is written.
 
 use mosaic_queue_core::canon::one_line;
 use mosaic_queue_core::{BodyStatus, Queue, WitnessError, table};
@@ -8,7 +8,6 @@ use mosaic_queue_core::{BodyStatus, Queue, WitnessError, table};
 use super::locks::Seen;
 use super::{Finding, Kind, choice};
 use crate::checkout::{self, CheckoutError};
-use crate::commit::active;
 use crate::io::Io;
 use crate::store::{self, Paths};
 
@@ -61,7 +60,7 @@ pub(super) fn inspect(
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             out.push(no_queue(witness.as_ref().is_some_and(Option::is_some)));
-            guard(paths, out);
+            super::guard::inspect(paths, out);
             return None;
         }
         Err(e) => {
@@ -83,7 +82,7 @@ pub(super) fn inspect(
                 ),
                 PLACED,
             ));
-            guard(paths, out);
+            super::guard::inspect(paths, out);
             return None;
         }
     };
@@ -101,7 +100,7 @@ pub(super) fn inspect(
     }
     table_status(io, paths, &queue, seen, out);
     reviews(&queue, out);
-    guard(paths, out);
+    super::guard::inspect(paths, out);
     Some(rev)
 }
 
@@ -333,36 +332,5 @@ fn reviews(queue: &Queue, out: &mut Vec<Finding>) {
                 ));
             }
         }
-    }
-}
-
-/// The pre-commit guard: installed, ours, and not bypassed by `core.hooksPath`.
-fn guard(paths: &Paths, out: &mut Vec<Finding>) {
-    let Ok(head) = crate::git::run(
-        &paths.root,
-        &["rev-parse", "--verify", "-q", "HEAD^{commit}"],
-    ) else {
-        return;
-    };
-    if !crate::git::head_has(&paths.root, active::HOOK_SOURCE) {
-        out.push(Finding::person(
-            Kind::Guard,
-            format!(
-                "HEAD has no {}, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`",
-                active::HOOK_SOURCE
-            ),
-        ));
-        return;
-    }
-    const INSTALL: &str = "; install it with `mosaic-queue install-hook`";
-    match active::check_installed(&paths.root, &paths.git_dir, &head) {
-        Ok(()) => {}
-        Err(why) if why.ends_with(INSTALL) => out.push(Finding::act(
-            Kind::Guard,
-            why.trim_end_matches(INSTALL),
-            "mosaic-queue install-hook --by jason",
-        )),
-        // core.hooksPath, or HEAD without the hook's source: what to do is in the reason.
-        Err(why) => out.push(Finding::person(Kind::Guard, why)),
     }
 }

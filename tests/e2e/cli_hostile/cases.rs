@@ -3,7 +3,7 @@
 //! A case names its exit code, the gist of its stderr line (a substring) and what its files
 //! look like afterwards.
 
-use support::fake_gitea::{Answer, Endpoint};
+use support::fake_gitea::{Answer, Endpoint, Hold};
 
 // What stands at .git, for doctor and wait, in a file of its own beside this one.
 #[path = "doctor_wait.rs"]
@@ -155,6 +155,13 @@ type Build = Box<dyn Fn(&str) -> Vec<String>>;
 type Thing = Box<dyn Fn(&str) -> Setup>;
 
 const DIGEST: &str = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+/// What the verbs answer in a worker's checkout (row 1 in progress, rev 3) when nothing stops
+/// them: the gists of the cases where whatever stands in the way is no obstacle.
+const LISTED: &str = "| 1 | Parser | darkwing | in-progress |  | #12, #14 | first |\n";
+const VERIFIED: &str = "ok verify rev 3 (3 entries, witness rev 3)\n";
+const VERIFIED_CURRENT: &str = "ok verify rev 3 (3 entries, witness rev 3), table current\n";
+const NOTED: &str = "ok hostile-op-1 rev 4 note 1\n";
 
 /// Every case.
 pub fn all() -> Vec<Case> {
@@ -539,13 +546,25 @@ fn texts() -> Vec<Case> {
             let c = if *field == "add-brief" {
                 Case::new(Family::Argv, name, &refs(&args), 2, "brief")
             } else {
-                Case::new(Family::Argv, name, &refs(&args), 0, "")
+                Case::new(Family::Argv, name, &refs(&args), 0, accepted(field))
                     .after(After::VerifiesWithout(shown.into()))
             };
             out.push(c);
         }
     }
     out
+}
+
+/// The receipt of a change to a text field that is accepted.
+fn accepted(field: &str) -> &'static str {
+    match field {
+        "add-piece" | "add-note" => "ok hostile-op-1 rev 4 add 4 queued\n",
+        "note" => NOTED,
+        "set-piece" => "ok hostile-op-1 rev 4 set 1 piece\n",
+        "move-reason" => "ok hostile-op-1 rev 4 move 1 in-progress -> blocked\n",
+        "set-closes-reason" => "ok hostile-op-1 rev 4 set 1 closes\n",
+        other => unreachable!("no receipt for {other}"),
+    }
 }
 
 /// Op ids, actors and seats.
@@ -782,8 +801,8 @@ fn environment() -> Vec<Case> {
         .map(String::from)
         .to_vec();
     for (verb, args, exit, gist) in [
-        ("list", vec!["list".to_owned()], 0, ""),
-        ("note", note("hostile-op-1"), 0, ""),
+        ("list", vec!["list".to_owned()], 0, LISTED),
+        ("note", note("hostile-op-1"), 0, NOTED),
         ("commit", commit, 1, "cannot run git"),
     ] {
         out.push(
@@ -798,14 +817,15 @@ fn environment() -> Vec<Case> {
         );
     }
     // The warning when --by and MOSAIC_AGENT_NAME differ, printed where stderr cannot be
-    // written: the op is still written and acknowledged.
+    // written: the op is still written and acknowledged. A refusal there has nowhere to say
+    // anything, so it alone has no gist.
     for (label, stderr) in [("dev-full", Stderr::Full), ("closed-pipe", Stderr::Closed)] {
         let mut c = Case::new(
             Family::Env,
             format!("env/by-warning/{label}"),
             &refs(&note("hostile-op-1")),
             0,
-            "",
+            NOTED,
         )
         .env("MOSAIC_AGENT_NAME", s("flicker"));
         c.stderr = stderr;
@@ -1175,11 +1195,16 @@ fn filesystem() -> Vec<Case> {
         ),
     ];
     let note = change(&["note", "1", "text"], "hostile-op-1", "darkwing");
-    let verbs: Vec<(&str, Vec<String>)> = vec![
-        ("list", vec!["list".into()]),
-        ("verify", vec!["verify".into()]),
-        ("verify-current", vec!["verify".into(), "--current".into()]),
-        ("note", note.clone()),
+    // Each verb with what it answers where it does not read the path.
+    let verbs: Vec<(&str, Vec<String>, &str)> = vec![
+        ("list", vec!["list".into()], LISTED),
+        ("verify", vec!["verify".into()], VERIFIED),
+        (
+            "verify-current",
+            vec!["verify".into(), "--current".into()],
+            VERIFIED_CURRENT,
+        ),
+        ("note", note.clone(), NOTED),
     ];
     // Which verbs read which path, the exit code of a verb that reads it and the gist of its
     // refusal. A verb that never opens a path answers whatever stands there (docs/limits.md).
@@ -1219,7 +1244,7 @@ fn filesystem() -> Vec<Case> {
     ];
     for (plabel, path, readers, refused, gist) in &paths {
         for (tlabel, thing) in &things {
-            for (verb, args) in &verbs {
+            for (verb, args, answer) in &verbs {
                 let reads = readers.contains(verb);
                 let code = if reads { *refused } else { 0 };
                 let mut c = Case::new(
@@ -1227,7 +1252,7 @@ fn filesystem() -> Vec<Case> {
                     format!("fs/{plabel}/{tlabel}/{verb}"),
                     &refs(args),
                     code,
-                    if reads { gist } else { "" },
+                    if reads { gist } else { answer },
                 )
                 .setup(thing(path));
                 if !reads {
@@ -1393,7 +1418,7 @@ fn filesystem() -> Vec<Case> {
         "fs/snapshot-dir/non-utf8-name".into(),
         &["verify", "--snapshot"],
         0,
-        "",
+        "ok verify --snapshot rev 3\n",
     )
     .after(After::Unchanged);
     c.setup.push(Setup::Run {
@@ -1518,20 +1543,19 @@ fn gitea() -> Vec<Case> {
     ));
     out.push(case(
         "gitea/post/past-deadline".into(),
-        vec![(
-            Endpoint::PostComment,
-            Answer::Delay(std::time::Duration::from_secs(6)),
-        )],
+        // Held until the case's fake is dropped, after the run: only the run's deadline ends it.
+        vec![(Endpoint::PostComment, Answer::Hold(Hold::new()))],
         3,
         uncertain,
     ));
-    // The uncertain outcome with stderr unwritable: still exit 3, the outcome still logged.
+    // The uncertain outcome with stderr unwritable: still exit 3, the outcome still logged
+    // and its receipt printed.
     for (label, stderr) in [("dev-full", Stderr::Full), ("closed-pipe", Stderr::Closed)] {
         let mut c = case(
             format!("gitea/post/uncertain-stderr-{label}"),
             vec![(Endpoint::PostComment, Answer::Drop { stored: false })],
             3,
-            "",
+            "ok darkwing-1-review.outcome rev 5 review 1 round 1 darkwing-1-review uncertain\n",
         );
         c.stderr = stderr;
         out.push(c);

@@ -14,7 +14,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::cases::{After, Arg, Case, Setup, Stderr};
+use super::cases::{After, Arg, Case, Gitea, Setup, Stderr};
+use super::secrets;
 use support::fake_gitea::FakeGitea;
 use support::{Repo, command, ok};
 
@@ -144,7 +145,7 @@ pub fn token(login: &str) -> String {
     format!("{login}5ecret70ken0c0ffee")
 }
 
-fn token_file(base: &Path, login: &str) -> PathBuf {
+pub fn token_file(base: &Path, login: &str) -> PathBuf {
     base.join(format!(
         "agents/{login}/secrets/gitea-mosaicstack-{login}.token"
     ))
@@ -370,28 +371,78 @@ fn gitea_env(fake: &FakeGitea, base: &Path, by: &str, deadline_ms: u64) -> Vec<(
     ]
 }
 
+/// What the case's output must say. The gist is on stdout for an answer (exit 0) and where
+/// stderr cannot be written, else on stderr; a refusal that changed nothing prints nothing on
+/// stdout and, where stderr is captured, exactly one line there; nothing panics.
+fn says(case: &Case, ran: &Ran, wrong: &mut Vec<String>) {
+    let captured = matches!(case.stderr, Stderr::Captured);
+    // A usage error is one line too, as every failure is.
+    let refusal = matches!(case.code, 1 | 2 | 4);
+    // A run that wrote (a review request whose failed outcome is logged) prints the receipts
+    // of what it wrote.
+    if refusal && matches!(case.after, After::Unchanged) && !ran.stdout.is_empty() {
+        wrong.push(format!("stdout on a refusal: {:?}", ran.stdout));
+    }
+    if captured && refusal && (ran.stderr.lines().count() != 1 || !ran.stderr.ends_with('\n')) {
+        wrong.push("stderr is not exactly one line".into());
+    }
+    if case.gist.is_empty() {
+        // Only a refusal with nowhere to say anything has no gist (`refuse_empty_gists`).
+        if !ran.stdout.is_empty() {
+            wrong.push(format!("stdout on a refusal: {:?}", ran.stdout));
+        }
+    } else if case.code == 0 || !captured {
+        if !ran.stdout.contains(&case.gist) {
+            wrong.push(format!("stdout lacks {:?}", case.gist));
+        }
+    } else if !ran.stderr.contains(&case.gist) {
+        wrong.push(format!("stderr lacks {:?}", case.gist));
+    }
+    if captured && ran.stderr.contains("panicked") {
+        wrong.push("panicked".into());
+    }
+}
+
+/// A case whose gist is empty would match any output. Only a refusal whose stderr cannot be
+/// written (exit 1, 2 or 4 with stderr at /dev/full or a closed pipe) has nothing to say, and
+/// there its stdout must be empty; every other case names its gist.
+fn refuse_empty_gists(cases: &[Case]) {
+    let empty: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.gist.is_empty())
+        .filter(|c| matches!(c.stderr, Stderr::Captured) || !matches!(c.code, 1 | 2 | 4))
+        .map(|c| c.name.as_str())
+        .collect();
+    assert!(
+        empty.is_empty(),
+        "{} cases have an empty gist, which matches anything: {empty:?}",
+        empty.len()
+    );
+}
+
 /// Runs one case in `w`; `Err` says what went wrong.
 fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
     w.restore();
     let base = w.repo.base.clone();
-    let fake = case.gitea.as_ref().map(|g| {
-        let fake = FakeGitea::start("mosaic", "stack");
-        for login in LOGINS {
-            fake.add_user(&token(login), login);
-        }
-        for issue in [12, 14, 20] {
-            fake.add_issue(issue);
-        }
-        for (endpoint, answer) in &g.scripts {
-            fake.script(*endpoint, answer.clone());
-        }
-        fake
+    // Every case runs with a Gitea and a token file the binary could read (the case's own, or
+    // darkwing's), so the secret check below always has a real token to look for.
+    let gitea = case.gitea.clone().unwrap_or(Gitea {
+        by: "darkwing",
+        scripts: Vec::new(),
+        deadline_ms: 3_000,
     });
+    let fake = FakeGitea::start("mosaic", "stack");
+    for login in LOGINS {
+        fake.add_user(&token(login), login);
+    }
+    for issue in [12, 14, 20] {
+        fake.add_issue(issue);
+    }
+    for (endpoint, answer) in &gitea.scripts {
+        fake.script(*endpoint, answer.clone());
+    }
     let env_for = |extra: &[(String, Arg)]| {
-        let mut env = match (&fake, &case.gitea) {
-            (Some(f), Some(g)) => gitea_env(f, &base, g.by, g.deadline_ms),
-            _ => Vec::new(),
-        };
+        let mut env = gitea_env(&fake, &base, gitea.by, gitea.deadline_ms);
         for (k, v) in extra {
             env.retain(|(name, _)| name != k);
             env.push((k.clone(), os(v, &base)));
@@ -413,11 +464,17 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
                         ran.code, ran.stderr
                     ));
                 }
+                let mut leaked = secrets::in_text(case, "a setup run's stdout", &ran.stdout);
+                leaked.extend(secrets::in_text(case, "a setup run's stderr", &ran.stderr));
+                if !leaked.is_empty() {
+                    return Err(leaked.join("; "));
+                }
             }
             other => apply(other, &base),
         }
     }
     let before = files(&base);
+    let objects_before = secrets::loose_objects(&base);
     let args: Vec<OsString> = case.args.iter().map(|a| os(a, &base)).collect();
     let ran = spawn(&w.repo, &args, &env_for(&case.env), case.stderr, &scratch)?;
     let after = files(&base);
@@ -432,55 +489,25 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
     if ran.code != Some(case.code) {
         wrong.push(format!("exit {:?}, expected {}", ran.code, case.code));
     }
-    if matches!(case.stderr, Stderr::Captured) {
-        let first = ran.stderr.lines().next().unwrap_or("");
-        match case.code {
-            // A usage error is one line too, as every failure is.
-            1 | 2 | 4 => {
-                // A refusal prints nothing on stdout; a run that wrote (a review request whose
-                // failed outcome is logged) prints the receipts of what it wrote.
-                if matches!(case.after, After::Unchanged) && !ran.stdout.is_empty() {
-                    wrong.push(format!("stdout on a refusal: {:?}", ran.stdout));
-                }
-                if ran.stderr.lines().count() != 1 || !ran.stderr.ends_with('\n') {
-                    wrong.push("stderr is not exactly one line".into());
-                }
+    says(case, &ran, &mut wrong);
+    let planted: Vec<PathBuf> = case
+        .setup
+        .iter()
+        .filter_map(|s| match s {
+            Setup::Write(rel, _) | Setup::Sparse(rel, _) | Setup::Fifo(rel) => {
+                Some(PathBuf::from(expand(rel, &base)))
             }
-            _ => {}
-        }
-        // An answer (exit 0) may carry its gist on stdout.
-        let answered = case.code == 0 && ran.stdout.contains(&case.gist);
-        if !first.contains(&case.gist) && !ran.stderr.contains(&case.gist) && !answered {
-            wrong.push(format!("stderr lacks {:?}", case.gist));
-        }
-        if case.code != 4 && ran.stderr.contains("panicked") {
-            wrong.push("panicked".into());
-        }
-    }
-    if let Some(secret) = &case.secret {
-        if ran.stderr.contains(secret.as_str()) || ran.stdout.contains(secret.as_str()) {
-            wrong.push(format!("printed the secret {secret:?}"));
-        }
-        // The token files and the files the case itself wrote (a manifest holding the secret)
-        // hold it by design; the queue's files, the view and everything else must not.
-        let planted: Vec<PathBuf> = case
-            .setup
-            .iter()
-            .filter_map(|s| match s {
-                Setup::Write(rel, _) => Some(PathBuf::from(expand(rel, &base))),
-                _ => None,
-            })
-            .collect();
-        for (path, seen) in &after {
-            if let Seen::Bytes(b) = seen
-                && String::from_utf8_lossy(b).contains(secret.as_str())
-                && !path.starts_with("agents")
-                && !planted.contains(path)
-            {
-                wrong.push(format!("the secret is in {}", path.display()));
-            }
-        }
-    }
+            _ => None,
+        })
+        .collect();
+    wrong.extend(secrets::leaks(
+        case,
+        &ran.stdout,
+        &ran.stderr,
+        &base,
+        &planted,
+        &objects_before,
+    ));
     match &case.after {
         After::Unchanged => {
             if !changed.is_empty() {
@@ -517,6 +544,7 @@ fn run_case(w: &mut Worker, case: &Case) -> Result<(), String> {
 
 /// Runs every case; the failures, each named.
 pub fn run_all(cases: &[Case]) -> Vec<String> {
+    refuse_empty_gists(cases);
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let only = std::env::var("MOSAIC_HOSTILE_ONLY").ok();

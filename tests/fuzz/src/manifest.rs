@@ -1,44 +1,81 @@
-//! Candidate manifests. Invariants: a manifest that parses lists at least one file, each with
-//! 64 lowercase hex digits and a path that stays inside the tree (not absolute, no `..`, `.`
-//! or empty component, no NUL or CR), no path twice; its lines written back are its text; its
-//! digest is `sha256:` and 64 hex digits of exactly those bytes.
+//! Candidate manifests, checked against a model written here from the rules' statement rather
+//! than from the core's code: the bytes split at every LF after one final LF is dropped; each
+//! line is 64 lowercase hex digits, one space and a path that stays inside the tree (not empty,
+//! not absolute, no NUL or CR, no empty, `.` or `..` component), no path twice, at least one
+//! line. The core must accept exactly what the model accepts, with the same lines, refuse the
+//! rest at the model's line, and give as digest `sha256:` and the hex of SHA-256 over the bytes
+//! as given (computed here with sha2 and formatted here, not through the core's helpers).
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
+use std::fmt::Write;
 
-use mosaic_queue_core::digest::{is_hex, sha256_hex};
+use mosaic_queue_core::ReviewError;
 use mosaic_queue_core::review::manifest;
+use sha2::{Digest, Sha256};
 
 /// Checks the invariant on one input; panics when it does not hold.
 pub fn check(bytes: &[u8]) {
     let Ok(text) = core::str::from_utf8(bytes) else {
         return;
     };
-    let digest = manifest::digest(text);
-    assert_eq!(digest, format!("sha256:{}", sha256_hex(bytes)));
-    let Ok(lines) = manifest::parse(text) else {
-        return;
-    };
-    assert!(!lines.is_empty());
-    let mut paths = BTreeSet::new();
-    let mut back = String::new();
-    for l in &lines {
-        assert!(is_hex(l.sha256, 64));
-        assert!(!l.path.is_empty() && !l.path.starts_with('/'));
-        assert!(!l.path.contains(['\0', '\r', '\n']));
-        assert!(
-            l.path.split('/').all(|c| !matches!(c, "" | "." | "..")),
-            "a path leaves the tree: {:?}",
-            l.path
-        );
-        assert!(paths.insert(l.path), "a path listed twice");
-        back.push_str(l.sha256);
-        back.push(' ');
-        back.push_str(l.path);
-        back.push('\n');
+    assert_eq!(manifest::digest(text), expected_digest(bytes));
+    match (manifest::parse(text), model(bytes)) {
+        (Ok(lines), Ok(expected)) => {
+            let got: Vec<Line<'_>> = lines
+                .iter()
+                .map(|l| (l.sha256.as_bytes(), l.path.as_bytes()))
+                .collect();
+            assert_eq!(got, expected, "the lines differ from the model's");
+        }
+        (Err(ReviewError::Manifest { line, .. }), Err(at)) => {
+            assert_eq!(line, at, "refused at another line than the model");
+        }
+        (Err(e), Err(at)) => panic!("refused as {e:?}, not as a bad line {at}"),
+        (Ok(_), Err(at)) => panic!("accepted a manifest the model refuses at line {at}"),
+        (Err(e), Ok(_)) => panic!("refused a manifest the model accepts: {e}"),
     }
-    let written = back.strip_suffix('\n').unwrap();
-    assert!(
-        text == back || text == written,
-        "the lines written back differ from the text"
-    );
+}
+
+/// `sha256:` and 64 lowercase hex digits of SHA-256 over `bytes`.
+fn expected_digest(bytes: &[u8]) -> String {
+    let mut out = String::from("sha256:");
+    for b in Sha256::digest(bytes) {
+        write!(out, "{b:02x}").unwrap();
+    }
+    out
+}
+
+/// One line as the model reads it: the digest's bytes and the path's.
+type Line<'a> = (&'a [u8], &'a [u8]);
+
+/// The manifest's lines, or the 1-based number of the first bad line.
+fn model(bytes: &[u8]) -> Result<Vec<Line<'_>>, usize> {
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    if body.is_empty() {
+        return Err(1);
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, line) in body.split(|&b| b == b'\n').enumerate() {
+        let number = i + 1;
+        let space = line.iter().position(|&b| b == b' ').ok_or(number)?;
+        let (digest, path) = (&line[..space], &line[space + 1..]);
+        let lower_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+        let digest_ok = digest.len() == 64 && digest.iter().all(lower_hex);
+        if !digest_ok || !inside_tree(path) || !seen.insert(path) {
+            return Err(number);
+        }
+        out.push((digest, path));
+    }
+    Ok(out)
+}
+
+/// A relative path that names nothing outside the tree.
+fn inside_tree(path: &[u8]) -> bool {
+    !path.is_empty()
+        && path[0] != b'/'
+        && !path.iter().any(|&b| b == 0 || b == b'\r')
+        && path
+            .split(|&b| b == b'/')
+            .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }

@@ -1,13 +1,16 @@
 //! What the end-to-end tests share, as a dev-only crate: scratch canonical checkouts and the
 //! real binary run in them (`repo`, re-exported at the top), a scriptable fake Gitea, the review
-//! suites' set-up, the workload generator the benchmarks and the sandbox's tests replay, and the
-//! benchmark examples' scratch checkouts (`bench`).
+//! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory, the workload generator the benchmarks and the
+//! sandbox's tests replay, and the benchmark examples' scratch checkouts (`bench`).
 
 pub mod bench;
 pub mod fake_gitea;
 pub mod house;
+pub mod recording_git;
 pub mod relay;
+pub mod retry;
 pub mod review;
+pub mod watch;
 pub mod workload;
 
 mod repo;

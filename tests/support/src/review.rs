@@ -5,11 +5,10 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fake_gitea::{Endpoint, FakeGitea};
+use crate::fake_gitea::FakeGitea;
 use crate::{Out, Repo, Snapshot, assert_same, change, command, run_in};
 
 /// Every login the fake knows, each with its own token file beside the repository.
@@ -134,26 +133,6 @@ impl Review {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap()
-    }
-
-    /// Waits until the fake has received `n` POSTs (the request is in flight); panics after
-    /// 20 s.
-    #[track_caller]
-    pub fn wait_for_posts(&self, n: usize) {
-        self.wait_for_requests(Endpoint::PostComment, n);
-    }
-
-    /// Waits until `n` requests have reached `endpoint`; panics after 20 s.
-    #[track_caller]
-    pub fn wait_for_requests(&self, endpoint: Endpoint, n: usize) {
-        let until = Instant::now() + Duration::from_secs(20);
-        while self.fake.requests(endpoint) < n {
-            assert!(
-                Instant::now() < until,
-                "request {n} to {endpoint:?} never came"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
     }
 
     /// What a spawned change printed, once it ends.

@@ -237,19 +237,18 @@ fn waiter_wakes_when_the_holder_releases() {
     let s = Scratch::new("wake");
     let paths = s.paths();
     let held = take(&RealIo, &RealProbe, &paths, SHORT).unwrap();
-    let timeout = Duration::from_secs(5);
+    // Far longer than the test: only the release ends the wait in time (running out fails).
+    let timeout = Duration::from_secs(600);
     let waiter_paths = paths.clone();
     let waiter = std::thread::spawn(move || {
-        let t = Instant::now();
         let io = RealIo;
         let got = take(&io, &RealProbe, &waiter_paths, timeout).map(Lock::release);
-        (t.elapsed(), got.map_err(|e| e.to_string()))
+        got.map_err(|e| e.to_string())
     });
-    std::thread::sleep(Duration::from_millis(300));
+    // Released once the waiter sleeps on its watch of .git, so the release is what wakes it.
+    support::watch::until_watching(std::process::id(), &paths.git_dir);
     held.release().unwrap();
-    let (elapsed, got) = waiter.join().unwrap();
-    got.unwrap().unwrap();
-    assert!(elapsed < timeout, "waited {elapsed:?}");
+    waiter.join().unwrap().unwrap().unwrap();
     assert!(s.git_entries().is_empty());
 }
 
@@ -270,15 +269,15 @@ fn watch_wakes_for_its_name_only() {
     let t = Instant::now();
     waiter.wait(SHORT).unwrap();
     assert!(t.elapsed() >= SHORT);
-    let lock = paths.lock.clone();
-    let remover = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(100));
-        std::fs::remove_file(lock).unwrap();
-    });
+    // The watch is in place, so the removal's event waits for `wait`: no thread, no sleep. A
+    // wait that missed it would sit out its ten minutes and fail the bound below.
+    std::fs::remove_file(&paths.lock).unwrap();
     let t = Instant::now();
-    waiter.wait(Duration::from_secs(5)).unwrap();
-    assert!(t.elapsed() < Duration::from_secs(5));
-    remover.join().unwrap();
+    waiter.wait(Duration::from_secs(600)).unwrap();
+    assert!(
+        t.elapsed() < Duration::from_secs(300),
+        "not woken by the removal"
+    );
 }
 
 #[test]
@@ -330,9 +329,10 @@ fn acquire_refuses_and_keeps_dead_and_mismatched_locks() {
         let s = Scratch::new(name);
         let paths = s.paths();
         let bytes = plant(&paths.lock, &h);
+        // A wait of ten minutes that the bound below would catch: it fails at once instead.
         let t = Instant::now();
-        let err = take(&RealIo, &Fake::new(), &paths, Duration::from_secs(5)).unwrap_err();
-        assert!(t.elapsed() < Duration::from_secs(5), "it failed at once");
+        let err = take(&RealIo, &Fake::new(), &paths, Duration::from_secs(600)).unwrap_err();
+        assert!(t.elapsed() < Duration::from_secs(300), "it failed at once");
         match &err {
             LockError::Stale { class, .. } => assert_eq!(class.name(), name),
             other => panic!("expected Stale, got {other}"),
