@@ -12,6 +12,7 @@ use super::{Change, CliResult, actor, args, read};
 use crate::clock;
 use crate::store::Paths;
 use crate::store::session;
+use crate::store::world::World;
 
 /// What `take --json` prints when there is nothing to take: its one document.
 #[derive(Serialize)]
@@ -33,7 +34,7 @@ pub fn take(change: &Change) -> CliResult {
 /// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too.
 pub(super) fn take_in(paths: &Paths, op: &str, by: &str) -> CliResult {
     let take = Command::Take(TakeCmd {});
-    let (outcome, _) = session::change(paths, &take, op, by, acknowledge(op))?;
+    let (outcome, _) = session::change(World::real(), paths, &take, op, by, acknowledge(op))?;
     match outcome {
         Outcome::NothingToTake { held } => nothing_to_take(by, held),
         Outcome::Applied { .. } | Outcome::Recorded { .. } => Ok(()),

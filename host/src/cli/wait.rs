@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::{CliResult, Failure, read};
 use crate::store::session;
 use crate::store::watch::WitnessWatch;
+use crate::store::world::World;
 
 /// What `wait` waits for.
 pub enum Until {
@@ -85,7 +86,7 @@ pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut seen: Option<State> = None;
     loop {
-        if let Some(state) = session::read_durable(&paths)? {
+        if let Some(state) = session::read_durable(World::real(), &paths)? {
             if holds(until, &state)? {
                 return report(until, &state, json);
             }

@@ -7,9 +7,10 @@ use mosaic_queue_core::{BodyStatus, Queue, WitnessError, table};
 
 use super::locks::Seen;
 use super::{Finding, Kind, choice};
-use crate::checkout::{self, CheckoutError};
+use crate::checkout::CheckoutError;
 use crate::commit::active;
 use crate::io::Io;
+use crate::store::world::{Guard, Repository, World};
 use crate::store::{self, Paths};
 
 /// What Manual recovery ends with; a person fills in the op and the reason.
@@ -30,11 +31,12 @@ fn recovery(kind: Kind, detail: String, when: &str) -> Finding {
 /// Inspects queue.json, the witness and the table; returns the revision of a file that
 /// verifies.
 pub(super) fn inspect(
-    io: &dyn Io,
+    world: World<'_>,
     paths: &Paths,
     seen: &Seen,
     out: &mut Vec<Finding>,
 ) -> Option<u64> {
+    let (io, repo) = (world.io, world.repo);
     if let Err(e) = store::check_filesystem(io, paths) {
         out.push(Finding::person(
             Kind::Filesystem,
@@ -61,7 +63,7 @@ pub(super) fn inspect(
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             out.push(no_queue(witness.as_ref().is_some_and(Option::is_some)));
-            guard(paths, out);
+            guard(repo, paths, out);
             return None;
         }
         Err(e) => {
@@ -83,16 +85,16 @@ pub(super) fn inspect(
                 ),
                 PLACED,
             ));
-            guard(paths, out);
+            guard(repo, paths, out);
             return None;
         }
     };
     let rev = queue.revision();
-    checkout_rules(paths, &queue, out);
+    checkout_rules(repo, paths, &queue, out);
     if let Some(witness) = witness {
         history(&queue, &bytes, witness.as_ref(), seen, out);
     }
-    if checkout::check_genesis_committed(paths).is_err() {
+    if !repo.genesis_committed(paths) {
         out.push(Finding::act(
             Kind::GenesisNotCommitted,
             "HEAD holds no docs/plans/queue.json, so every change refuses until genesis is committed",
@@ -101,7 +103,7 @@ pub(super) fn inspect(
     }
     table_status(io, paths, &queue, seen, out);
     reviews(&queue, out);
-    guard(paths, out);
+    guard(repo, paths, out);
     Some(rev)
 }
 
@@ -123,8 +125,8 @@ fn no_queue(has_witness: bool) -> Finding {
     }
 }
 
-fn checkout_rules(paths: &Paths, queue: &Queue, out: &mut Vec<Finding>) {
-    match checkout::check_queue(paths, queue) {
+fn checkout_rules(repo: &dyn Repository, paths: &Paths, queue: &Queue, out: &mut Vec<Finding>) {
+    match repo.check_queue(paths, queue) {
         Ok(()) => {}
         Err(e @ CheckoutError::NotCanonical { .. }) => out.push(Finding::person(
             Kind::NotCanonical,
@@ -337,32 +339,23 @@ fn reviews(queue: &Queue, out: &mut Vec<Finding>) {
 }
 
 /// The pre-commit guard: installed, ours, and not bypassed by `core.hooksPath`.
-fn guard(paths: &Paths, out: &mut Vec<Finding>) {
-    let Ok(head) = crate::git::run(
-        &paths.root,
-        &["rev-parse", "--verify", "-q", "HEAD^{commit}"],
-    ) else {
-        return;
-    };
-    if !crate::git::head_has(&paths.root, active::HOOK_SOURCE) {
-        out.push(Finding::person(
+fn guard(repo: &dyn Repository, paths: &Paths, out: &mut Vec<Finding>) {
+    const INSTALL: &str = "; install it with `mosaic-queue install-hook`";
+    match repo.guard(paths) {
+        Guard::Fine => {}
+        Guard::NoSource => out.push(Finding::person(
             Kind::Guard,
             format!(
                 "HEAD has no {}, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`",
                 active::HOOK_SOURCE
             ),
-        ));
-        return;
-    }
-    const INSTALL: &str = "; install it with `mosaic-queue install-hook`";
-    match active::check_installed(&paths.root, &paths.git_dir, &head) {
-        Ok(()) => {}
-        Err(why) if why.ends_with(INSTALL) => out.push(Finding::act(
+        )),
+        Guard::Off(why) if why.ends_with(INSTALL) => out.push(Finding::act(
             Kind::Guard,
             why.trim_end_matches(INSTALL),
             "mosaic-queue install-hook --by jason",
         )),
         // core.hooksPath, or HEAD without the hook's source: what to do is in the reason.
-        Err(why) => out.push(Finding::person(Kind::Guard, why)),
+        Guard::Off(why) => out.push(Finding::person(Kind::Guard, why)),
     }
 }

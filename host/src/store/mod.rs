@@ -4,8 +4,10 @@
 
 pub mod lock;
 pub mod session;
+pub mod upkeep;
 pub mod view;
 pub mod watch;
+pub mod world;
 mod write;
 
 use std::io;

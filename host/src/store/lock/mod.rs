@@ -17,7 +17,6 @@ use thiserror::Error;
 use super::Paths;
 use crate::exit::Exit;
 use crate::io::{Io, Kind};
-use crate::seam;
 
 mod probe;
 mod wait;
@@ -590,7 +589,7 @@ pub fn acquire_with<'a>(
     // No fsync of `.git` here: the lock excludes running processes only, and none survives a
     // crash. Whether the link then survives or not, its content was fsynced before the link,
     // so a lock left by a crash reads as dead (an earlier boot) and `unlock` removes it.
-    seam::step("lock-taken");
+    io.step("lock-taken");
     Ok(lock)
 }
 
