@@ -4,14 +4,19 @@
 //! kind's size cap, and read no further than that cap; new files are created exclusively and
 //! fsynced before they are linked or renamed into place. docs/limits.md lists the caps. Each
 //! call passes a `Hook` (`io/hook.rs`), through which the fault-injection build records calls
-//! and fails them (`io/trace.rs`, set up from the environment by `io/seams.rs`).
+//! and fails them (`io/trace.rs`, set up from the environment by `io/seams.rs`); tests run the
+//! store over a file system in memory (`io/memory.rs`) with the same hook.
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{self, FileType, Mode, OFlags};
 
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod crash;
 pub mod hook;
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod memory;
 #[cfg(feature = "fault-injection")]
 pub mod seams;
 #[cfg(any(test, feature = "fault-injection"))]

@@ -3,6 +3,8 @@
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
 pub mod lock;
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod memory;
 pub mod session;
 pub mod upkeep;
 pub mod view;

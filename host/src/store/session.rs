@@ -327,7 +327,7 @@ impl<'w> Session<'w> {
     /// was acknowledged, so it is a warning on stderr naming the cure (the lock may be left,
     /// dead once this process exits), not a failed exit.
     pub fn release_after_answer(self) {
-        use std::io::Write;
+        let warn = self.world.warn;
         let line = match self.lock.release() {
             Ok(()) => return,
             // Someone else removed or replaced it: what to check is in the message.
@@ -336,7 +336,7 @@ impl<'w> Session<'w> {
                 "warning: done, but the queue lock may not be released ({e}); if `mosaic-queue doctor` names a dead lock, run `mosaic-queue unlock`"
             ),
         };
-        let _ = writeln!(std::io::stderr(), "{line}");
+        warn(&line);
     }
 
     /// Loads under the witness rule: the file verifies, extends the witness, which must exist,

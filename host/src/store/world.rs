@@ -115,6 +115,8 @@ pub struct World<'w> {
     pub clock: &'w dyn Clock,
     /// How long to wait for a live lock.
     pub lock_wait: Duration,
+    /// Where a warning goes once the command has answered (the lock left behind): stderr.
+    pub warn: fn(&str),
 }
 
 impl World<'static> {
@@ -127,6 +129,13 @@ impl World<'static> {
             repo: &GitRepository,
             clock: &SystemClock,
             lock_wait: crate::seam::lock_wait(LOCK_WAIT),
+            warn: stderr_line,
         }
     }
+}
+
+/// Writes `line` to stderr; one that cannot be written is lost, and nothing else.
+fn stderr_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
