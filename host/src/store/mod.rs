@@ -259,3 +259,6 @@ pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> 
         extends_witness: false,
     })
 }
+
+#[cfg(test)]
+mod tests;

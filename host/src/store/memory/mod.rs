@@ -308,6 +308,11 @@ impl Process<'_> {
         &self.checkout.paths
     }
 
+    /// This process's pid.
+    pub fn pid(&self) -> u32 {
+        self.probe.pid
+    }
+
     /// The checkout this process runs in.
     pub fn checkout(&self) -> &Checkout {
         self.checkout
