@@ -1,10 +1,11 @@
-//! The session tested in memory: the crash states of every verb under both
+//! The session tested in memory: its rules (`rules`), the crash states of every verb under both
 //! models (`power`) and the I/O-fault sweep (`sweep`), each in full and with its figures
 //! asserted exactly, over the scenarios the verbs are recorded in (`scenarios`).
 
 mod check;
 mod gitea;
 mod power;
+mod rules;
 
 mod scenarios;
 mod sweep;
