@@ -336,11 +336,6 @@ pub fn inspect(io: &dyn Io, probe: &dyn Probe, path: &Path) -> Result<Option<Cla
     Ok(inspect_at(io, probe, &here, path).map(|(_, class)| class))
 }
 
-/// `unlock --check-gate` on this machine (`RealProbe`); see `check_gate_with`.
-pub fn check_gate(io: &dyn Io, paths: &Paths) -> Result<Option<Class>, LockError> {
-    check_gate_with(io, &RealProbe, paths)
-}
-
 /// `unlock --check-gate`: classifies a stale unlock gate and removes nothing. A person removes
 /// the gate by hand only after it says dead or mismatch.
 pub fn check_gate_with(
@@ -615,11 +610,6 @@ impl fmt::Display for Unlocked {
             Unlocked::NoLock => f.write_str("no queue lock: .git/mosaic-queue.lock does not exist"),
         }
     }
-}
-
-/// `unlock` on this machine (`RealProbe`); see `unlock_with`.
-pub fn unlock(io: &dyn Io, paths: &Paths, at: &str) -> Result<Unlocked, LockError> {
-    unlock_with(io, &RealProbe, paths, at)
 }
 
 /// `unlock`: under the unlock gate, removes the queue lock only when it is dead or mismatched.

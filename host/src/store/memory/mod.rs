@@ -61,7 +61,7 @@ pub const NOW: &str = "2026-03-04T05:06:07.089Z";
 #[derive(Debug)]
 pub struct MemRepository {
     root: PathBuf,
-    branch: Mutex<String>,
+    branch: String,
     genesis_committed: AtomicBool,
     published: Mutex<Option<(Vec<u8>, Vec<u8>)>>,
 }
@@ -80,25 +80,13 @@ impl MemRepository {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
     }
-
-    /// Checks out another branch.
-    pub fn switch(&self, branch: &str) {
-        *self.branch.lock().unwrap_or_else(|p| p.into_inner()) = branch.to_owned();
-    }
-
-    fn head_branch_now(&self) -> String {
-        self.branch
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
 }
 
 impl Clone for MemRepository {
     fn clone(&self) -> MemRepository {
         MemRepository {
             root: self.root.clone(),
-            branch: Mutex::new(self.head_branch_now()),
+            branch: self.branch.clone(),
             genesis_committed: AtomicBool::new(self.genesis_committed.load(Ordering::Relaxed)),
             published: Mutex::new(self.published()),
         }
@@ -127,7 +115,7 @@ impl Repository for MemRepository {
     }
 
     fn head_branch(&self, paths: &Paths) -> Option<String> {
-        (paths.root == self.root).then(|| self.head_branch_now())
+        (paths.root == self.root).then(|| self.branch.clone())
     }
 
     fn guard(&self, _: &Paths) -> Guard {
@@ -230,7 +218,7 @@ impl Checkout {
             disk,
             repo: MemRepository {
                 root,
-                branch: Mutex::new("main".to_owned()),
+                branch: "main".to_owned(),
                 genesis_committed: AtomicBool::new(false),
                 published: Mutex::new(None),
             },
