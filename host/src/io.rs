@@ -3,13 +3,26 @@
 //! for the queue's own files), checked on the open descriptor to be a regular file under its
 //! kind's size cap, and read no further than that cap; new files are created exclusively and
 //! fsynced before they are linked or renamed into place. docs/limits.md lists the caps. Each
-//! call passes a `Hook`, through which the fault-injection build records calls and fails them
-//! (`io/seams.rs`).
+//! call passes a `Hook` (`io/hook.rs`), through which the fault-injection build records calls
+//! and fails them (`io/trace.rs`, set up from the environment by `io/seams.rs`); tests run the
+//! store over a file system in memory (`io/memory.rs`) with the same hook.
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{self, FileType, Mode, OFlags};
+
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod crash;
+pub mod hook;
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod memory;
+#[cfg(feature = "fault-injection")]
+pub mod seams;
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod trace;
+
+pub use hook::{Call, Fault, Hook};
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -341,40 +354,11 @@ pub trait Io {
     fn allow_tmpfs(&self) -> bool {
         false
     }
-}
-
-/// One call of the I/O layer, as the recording and faulting layers see it. `create_synced` is
-/// three calls (create, write, fsync), since a crash or a fault can fall between them.
-#[derive(Debug, Clone, Copy)]
-pub enum Call<'a> {
-    Read(&'a Path),
-    List(&'a Path),
-    Stat(&'a Path),
-    Statfs(&'a Path),
-    Create(&'a Path),
-    /// The bytes written: the pieces, one after another.
-    Write(&'a Path, &'a [&'a [u8]]),
-    Fsync(&'a Path),
-    Rename(&'a Path, &'a Path),
-    Link(&'a Path, &'a Path),
-    Unlink(&'a Path),
-    FsyncDir(&'a Path),
-}
-
-/// What a hook does to a call before it runs.
-#[derive(Debug)]
-pub enum Fault {
-    /// Fail it with this error; nothing happens.
-    Fail(io::Error),
-    /// A write: half the bytes land, then it fails with ENOSPC (a disk filling mid-write).
-    Short,
-}
-
-/// Sees every call of the I/O layer: `before` may inject a fault, `after` sees each call that
-/// succeeded (with what it did). The recording and faulting layers (`io/seams.rs`) are hooks.
-pub trait Hook: Sync {
-    fn before(&self, call: &Call<'_>) -> Option<Fault>;
-    fn after(&self, call: &Call<'_>);
+    /// A named step of a write, between two calls: the recording layer marks it, and the
+    /// fault-injection build's kill point may stop the process there (`seam::step`).
+    fn step(&self, name: &str) {
+        let _ = name;
+    }
 }
 
 /// The real filesystem, through rustix. In the fault-injection build it consults the hook the
@@ -423,6 +407,9 @@ impl Io for RealIo {
     }
     fn file_id(&self, path: &Path) -> io::Result<FileId> {
         self.sys().file_id(path)
+    }
+    fn step(&self, name: &str) {
+        crate::seam::step(name);
     }
 }
 
@@ -571,9 +558,6 @@ impl Io for Sys {
         })
     }
 }
-
-#[cfg(feature = "fault-injection")]
-pub mod seams;
 
 /// `RealIo::read`: open without blocking (a FIFO's open would wait for a writer), refuse what
 /// fstat says is not a regular file or is over the cap, then read at most cap + 1 bytes, since

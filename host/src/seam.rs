@@ -4,7 +4,7 @@
 //! test's reboot), `MOSAIC_NOW_MS` sets the clock, `MOSAIC_GITEA_DEADLINE_MS` shortens the
 //! Gitea deadline, `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower the sandbox's
 //! caps, and `MOSAIC_IO_TRACE` / `MOSAIC_IO_FAIL` put the recording and faulting hooks of
-//! `io::seams` on the real I/O. This is the one file that reads them; shipped builds compile
+//! `io::seams` (an `io::trace::Tracer`) on the real I/O. This is the one file that reads them; shipped builds compile
 //! every call to nothing (or to the default it is given).
 
 use std::time::Duration;
@@ -75,7 +75,7 @@ pub fn now_millis() -> Option<i64> {
 /// The hook on the real I/O calls (`io::seams`: the trace and the injected fault the
 /// environment names); `None` in shipped builds.
 #[inline(always)]
-pub fn io_hook() -> Option<&'static dyn crate::io::Hook> {
+pub fn io_hook() -> Option<&'static dyn crate::io::hook::Hook> {
     #[cfg(feature = "fault-injection")]
     return crate::io::seams::from_env();
     #[cfg(not(feature = "fault-injection"))]

@@ -1,29 +1,25 @@
-//! Power loss by enumeration (docs/durability.md): for each verb that writes, one recorded run
-//! and every crash state the ext4 `data=ordered` model and the weak model allow, each checked
-//! by what a person runs next after the reboot. Sampled unless `MOSAIC_CRASH_FULL=1`.
+//! Power loss and I/O errors on the real binary, as a smoke test: the enumeration and the sweep
+//! run in full in memory (host/src/store/tests, in the test command), and here the same
+//! machinery runs on the binary itself for the verbs whose paths differ (a change, genesis's
+//! link, sync's rewrite, unlock's gate, commit, and a review request's two writes around its
+//! POST), a sample of states each. `same_calls` holds the binary to the calls the in-memory
+//! runs make, call for call, so the full figures there are figures of this binary.
 
 #[path = "crash/mod.rs"]
 mod crash;
 
-use support::fake_gitea::{Answer, Endpoint};
+use std::path::Path;
+
+use mosaic_queue::io::trace::{Event, Op, Tracer};
+use mosaic_queue::store::memory::Checkout;
 use support::review::{OP, Review, to_review};
-use support::{Holder, Repo, ok};
+use support::{Holder, Repo, ok, run_in};
 
 /// A committed genesis with the guard active.
 fn ready(name: &str) -> Repo {
     let repo = Repo::new(name);
     repo.install_guard();
     repo
-}
-
-fn start_row_1(repo: &Repo) {
-    ok(
-        repo,
-        &["move", "1", "in-progress"],
-        "darkwing-1-start",
-        "darkwing",
-        "ok darkwing-1-start rev 2 move 1 queued -> in-progress",
-    );
 }
 
 fn change(args: &[&str], op: &'static str, by: &'static str) -> Vec<String> {
@@ -53,30 +49,11 @@ macro_rules! verb {
     };
 }
 
-verb!(power_loss_add, io_errors_add, "add", add);
-verb!(power_loss_move, io_errors_move, "move", move_to_in_progress);
-verb!(
-    power_loss_move_in_review,
-    io_errors_move_in_review,
-    "move in-review",
-    move_into_in_review_without_reviewers
-);
-verb!(power_loss_release, io_errors_release, "release", release);
-verb!(power_loss_assign, io_errors_assign, "assign", assign);
 verb!(power_loss_note, io_errors_note, "note", note);
-verb!(power_loss_set, io_errors_set, "set", set);
 verb!(power_loss_genesis, io_errors_genesis, "genesis", genesis);
-verb!(
-    power_loss_accept_history,
-    io_errors_accept_history,
-    "accept-history",
-    accept_history
-);
-verb!(power_loss_render, io_errors_render, "render", render);
 verb!(power_loss_sync, io_errors_sync, "sync", sync);
 verb!(power_loss_unlock, io_errors_unlock, "unlock", unlock);
 verb!(power_loss_commit, io_errors_commit, "commit", commit);
-verb!(power_loss_take, io_errors_take, "take", take);
 
 /// The Gitea variables of a run by `by`, as pairs the enumeration takes.
 fn gitea_env(r: &Review, by: &str) -> Vec<(String, String)> {
@@ -118,118 +95,6 @@ review_verb!(
     request_on_move
 );
 
-review_verb!(
-    power_loss_review_request_again,
-    io_errors_review_request_again,
-    "review request (a new attempt)",
-    request_again
-);
-review_verb!(
-    power_loss_review_resolve,
-    io_errors_review_resolve,
-    "review resolve",
-    resolve
-);
-review_verb!(
-    power_loss_review_abandon,
-    io_errors_review_abandon,
-    "review abandon",
-    abandon
-);
-review_verb!(
-    power_loss_review_record,
-    io_errors_review_record,
-    "review record",
-    record
-);
-
-/// Row 1's request, killed at `step` of the move into in-review; the harness and HEAD.
-fn request_killed_at(name: &str, step: &str) -> (Review, String) {
-    let (r, head) = support::review::ready(name);
-    r.repo.install_guard();
-    let out = r.run_with(
-        &to_review(&head),
-        OP,
-        "darkwing",
-        &[("MOSAIC_KILL_AT", step)],
-    );
-    assert_eq!(out.signal, Some(9), "{out:?}");
-    (r, head)
-}
-
-/// The move's request was refused by Gitea (failed, nothing posted): `review request 1` makes
-/// a new attempt, which posts.
-fn request_again() -> (Review, Vec<String>, &'static str) {
-    let (r, head) = support::review::ready("crash-request-again");
-    r.repo.install_guard();
-    r.fake.script(Endpoint::PostComment, Answer::Status(404));
-    let out = r.run(&to_review(&head), OP, "darkwing");
-    assert_eq!(out.code, 1, "{}", out.stderr);
-    let args = change(
-        &["review", "request", "1"],
-        "darkwing-1-request-2",
-        "darkwing",
-    );
-    (r, args, "darkwing")
-}
-
-/// Killed after the POST: the attempt is requesting and the comment is on #12; the owner
-/// resolves with it.
-fn resolve() -> (Review, Vec<String>, &'static str) {
-    let (r, _) = request_killed_at("crash-resolve", "request-posted");
-    let n = r.fake.comments()[0].id.to_string();
-    let args = change(
-        &["review", "resolve", "1", OP, "--comment", &n],
-        "darkwing-1-resolve",
-        "darkwing",
-    );
-    (r, args, "darkwing")
-}
-
-/// Killed before the POST: nothing was sent; jason abandons the attempt.
-fn abandon() -> (Review, Vec<String>, &'static str) {
-    let (r, _) = request_killed_at("crash-abandon", "request-sending");
-    let args = change(
-        &[
-            "review",
-            "abandon",
-            "1",
-            OP,
-            "--reason",
-            "nothing on #12",
-            "--yes",
-        ],
-        "jason-1-abandon",
-        "jason",
-    );
-    (r, args, "jason")
-}
-
-/// The request posted and logged; reviewer flicker records an approval.
-fn record() -> (Review, Vec<String>, &'static str) {
-    let (r, head) = support::review::ready("crash-record");
-    r.repo.install_guard();
-    let out = r.run(&to_review(&head), OP, "darkwing");
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let candidate = support::review::git(&head);
-    let args = change(
-        &[
-            "review",
-            "record",
-            "1",
-            "--verdict",
-            "approve",
-            "--comment",
-            "4101",
-            "--candidate",
-            &candidate,
-        ],
-        "flicker-1-verdict",
-        "flicker",
-    );
-    (r, args, "flicker")
-}
-
 /// Row 1 with reviewers and in progress; the move into in-review opens a request attempt,
 /// posts its comment and logs the outcome: two writes with the POST between them.
 fn request_on_move() -> (Review, Vec<String>, &'static str) {
@@ -239,59 +104,6 @@ fn request_on_move() -> (Review, Vec<String>, &'static str) {
     (r, args, "darkwing")
 }
 
-fn add() -> (Repo, Vec<String>) {
-    let repo = ready("crash-add");
-    let args = change(
-        &["add", "--piece", "Crash piece", "--issues", "31"],
-        "lead-add-0001",
-        "lead",
-    );
-    (repo, args)
-}
-
-fn move_to_in_progress() -> (Repo, Vec<String>) {
-    let repo = ready("crash-move");
-    let args = change(
-        &["move", "1", "in-progress"],
-        "darkwing-1-start",
-        "darkwing",
-    );
-    (repo, args)
-}
-
-fn move_into_in_review_without_reviewers() -> (Repo, Vec<String>) {
-    let repo = ready("crash-review-round");
-    start_row_1(&repo);
-    let head = repo.git(&["rev-parse", "HEAD"]);
-    let args = change(
-        &[
-            "move",
-            "1",
-            "in-review",
-            "--candidate",
-            &head,
-            "--issue",
-            "12",
-        ],
-        "darkwing-1-review",
-        "darkwing",
-    );
-    (repo, args)
-}
-
-fn release() -> (Repo, Vec<String>) {
-    let repo = ready("crash-release");
-    start_row_1(&repo);
-    let args = change(&["release", "1"], "darkwing-1-release", "darkwing");
-    (repo, args)
-}
-
-fn assign() -> (Repo, Vec<String>) {
-    let repo = ready("crash-assign");
-    let args = change(&["assign", "2", "flicker"], "lead-2-assign", "lead");
-    (repo, args)
-}
-
 fn note() -> (Repo, Vec<String>) {
     let repo = ready("crash-note");
     let args = change(
@@ -299,12 +111,6 @@ fn note() -> (Repo, Vec<String>) {
         "darkwing-1-note",
         "darkwing",
     );
-    (repo, args)
-}
-
-fn set() -> (Repo, Vec<String>) {
-    let repo = ready("crash-set");
-    let args = change(&["set", "1", "piece", "Parser v2"], "lead-1-piece", "lead");
     (repo, args)
 }
 
@@ -318,44 +124,6 @@ fn genesis() -> (Repo, Vec<String>) {
         "jason",
     );
     (repo, args)
-}
-
-fn accept_history() -> (Repo, Vec<String>) {
-    let repo = ready("crash-accept");
-    ok(
-        &repo,
-        &["note", "1", "before the loss"],
-        "darkwing-1-note",
-        "darkwing",
-        "ok darkwing-1-note rev 2 note 1",
-    );
-    // The witness is gone: Manual recovery ends with accept-history.
-    std::fs::remove_file(repo.path(".git/mosaic-queue.head")).unwrap();
-    let args = change(
-        &[
-            "accept-history",
-            "--reason",
-            "witness lost in a test",
-            "--yes",
-        ],
-        "jason-accept-0001",
-        "jason",
-    );
-    (repo, args)
-}
-
-fn render() -> (Repo, Vec<String>) {
-    let repo = ready("crash-render");
-    let old = repo.read("docs/plans/QUEUE.md");
-    ok(
-        &repo,
-        &["note", "1", "table goes stale"],
-        "darkwing-1-note",
-        "darkwing",
-        "ok darkwing-1-note rev 2 note 1",
-    );
-    repo.write("docs/plans/QUEUE.md", old);
-    (repo, vec!["render".to_owned()])
 }
 
 fn sync() -> (Repo, Vec<String>) {
@@ -384,11 +152,6 @@ fn unlock() -> (Repo, Vec<String>) {
     (repo, vec!["unlock".to_owned()])
 }
 
-fn take() -> (Repo, Vec<String>) {
-    let repo = ready("crash-take");
-    (repo, change(&["take"], "huey-take-0001", "huey"))
-}
-
 fn commit() -> (Repo, Vec<String>) {
     let repo = ready("crash-commit");
     ok(
@@ -402,4 +165,119 @@ fn commit() -> (Repo, Vec<String>) {
         .map(str::to_owned)
         .to_vec();
     (repo, args)
+}
+
+/// The calls that changed the disk and the marks of a run, as both runs spell them: paths
+/// inside the checkout relative to its root (a person's file outside it, the map, left out),
+/// pids and random suffixes in temp names as `N` and `X`, a write without its bytes (which
+/// hold the time and the root), a printed line without its text.
+fn shape(events: &[Event], root: &Path) -> Vec<String> {
+    let rel = |p: &Path| -> Option<String> {
+        let name = p.strip_prefix(root).ok()?.to_string_lossy().into_owned();
+        let parts: Vec<String> = name
+            .split('.')
+            .map(|part| {
+                if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+                    "N".to_owned()
+                } else if part.len() == 16 && part.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    "X".to_owned()
+                } else {
+                    part.to_owned()
+                }
+            })
+            .collect();
+        Some(parts.join("."))
+    };
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Ok { op, .. } => {
+                let to = op.to().and_then(rel).map(|t| format!(" -> {t}"));
+                let what = match op {
+                    Op::Write(..) => "write".to_owned(),
+                    op => op.name().to_owned(),
+                };
+                Some(format!(
+                    "{what} {}{}",
+                    rel(op.path())?,
+                    to.unwrap_or_default()
+                ))
+            }
+            Event::Mark { what, text, .. } if what == "step" => Some(format!("step {text}")),
+            Event::Mark { what, .. } => Some(what.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The binary's trace of `args` run in `repo`, which must succeed.
+fn binary_trace(repo: &Repo, args: &[&str]) -> Vec<String> {
+    let trace = repo.base.join("same-calls.jsonl");
+    let _ = std::fs::remove_file(&trace);
+    let out = run_in(
+        &repo.root,
+        args,
+        &[("MOSAIC_IO_TRACE", trace.to_str().unwrap())],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let events = crash::model::events(&std::fs::read_to_string(&trace).unwrap());
+    shape(&events, &repo.root)
+}
+
+/// The in-memory run's trace: `run` in a process of `checkout` with a recording hook.
+fn memory_trace(
+    checkout: &Checkout,
+    run: impl FnOnce(&mosaic_queue::store::memory::Process<'_>),
+) -> Vec<String> {
+    let tracer = Tracer::memory();
+    run(&checkout.process(Some(&tracer)));
+    shape(&tracer.events(), &checkout.paths.root)
+}
+
+fn note_command() -> mosaic_queue_core::Command {
+    serde_json::from_value(serde_json::json!({"verb": "note", "id": 1, "text": "after the crash"}))
+        .unwrap()
+}
+
+#[test]
+fn same_calls_for_a_change() {
+    let (repo, args) = note();
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let real = binary_trace(&repo, &refs);
+    let memory = memory_trace(&Checkout::genesis(), |p| {
+        p.change(&note_command(), "darkwing-1-note", "darkwing")
+            .unwrap();
+    });
+    assert_eq!(real, memory);
+    // What the enumeration counts for a change: 40 calls, of which these change the disk.
+    assert!(real.len() > 20, "{real:#?}");
+}
+
+#[test]
+fn same_calls_for_genesis() {
+    let (repo, args) = genesis();
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let real = binary_trace(&repo, &refs);
+    let memory = memory_trace(&Checkout::new(), |p| {
+        p.genesis("genesis-0001", "jason").unwrap();
+    });
+    assert_eq!(real, memory);
+}
+
+#[test]
+fn same_calls_for_sync() {
+    let (repo, _) = sync();
+    let real = binary_trace(&repo, &["sync"]);
+    let checkout = Checkout::genesis();
+    let kill = Tracer::memory().halting_at("queue-renamed");
+    let killed =
+        checkout
+            .process(Some(&kill))
+            .change(&note_command(), "darkwing-1-note", "darkwing");
+    assert!(killed.is_err() && kill.halted());
+    checkout.process(None).unlock().unwrap();
+    let memory = memory_trace(&checkout, |p| {
+        p.sync(None).unwrap();
+    });
+    assert_eq!(real, memory);
 }

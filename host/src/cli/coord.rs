@@ -12,6 +12,7 @@ use super::{Change, CliResult, actor, args, read};
 use crate::clock;
 use crate::store::Paths;
 use crate::store::session;
+use crate::store::world::World;
 
 /// What `take --json` prints when there is nothing to take: the keys of the receipt object it
 /// prints after a take (docs/json.md), with no row taken and no entry written.
@@ -41,7 +42,7 @@ pub fn take(change: &Change) -> CliResult {
 /// `--json` the receipt object carries `current`, the row taken as it now stands.
 pub(super) fn take_in(paths: &Paths, op: &str, by: &str) -> CliResult {
     let take = Command::Take(TakeCmd {});
-    let (outcome, queue) = session::change(paths, &take, op, by, acknowledge(op))?;
+    let (outcome, queue) = session::change(World::real(), paths, &take, op, by, acknowledge(op))?;
     match outcome {
         Outcome::NothingToTake { held } => nothing_to_take(&queue, op, by, held),
         Outcome::Applied { .. } | Outcome::Recorded { .. } => {

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::{CliResult, Failure};
 use crate::store::session::{self, Seen};
+use crate::store::world::World;
 use crate::store::{Loaded, Paths};
 
 /// Loads for a read in the checkout around the working directory.
@@ -20,7 +21,7 @@ pub(super) fn load_for_read() -> Result<Seen, Failure> {
 
 /// `load_for_read` in the checkout at `paths` (the demo reads its scratch checkout).
 pub(super) fn load_for_read_in(paths: &Paths) -> Result<Seen, Failure> {
-    let seen = session::read_unlocked(paths)?;
+    let seen = session::read_unlocked(World::real(), paths)?;
     if !seen.durable {
         super::warn(&format!(
             "rev {} visible, not confirmed durable",
@@ -40,7 +41,7 @@ pub(super) fn load_queue_for_read() -> Result<mosaic_queue_core::Queue, Failure>
 /// checked against the checkout. A file ahead of the witness is said to be visible, not
 /// confirmed durable.
 pub(super) fn load_unlocked(paths: &Paths) -> Result<Loaded, Failure> {
-    let loaded = session::load_unlocked(paths)?;
+    let loaded = session::load_unlocked(World::real(), paths)?;
     if loaded.ahead_of_witness() {
         super::warn(&format!(
             "rev {} visible, not confirmed durable",
@@ -72,7 +73,7 @@ pub fn list() -> CliResult {
     let json = super::output::json();
     let paths = session::locate()?;
     // The rows' text as the read view holds it is the text of the document's last member.
-    if json && let Some(listing) = session::read_listing(&paths)? {
+    if json && let Some(listing) = session::read_listing(World::real(), &paths)? {
         let head = to_canonical(&ListJson {
             revision: listing.state.revision,
             durable: true,

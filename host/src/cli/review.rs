@@ -14,6 +14,7 @@ use crate::creds::login_of;
 use crate::gitea::{self, GiteaConfig, PostOutcome};
 use crate::store::Paths;
 use crate::store::session::{self, Session};
+use crate::store::world::World;
 
 /// Carries out `request`, which `outcome` (of op `request.attempt` by `by`) returned. The first
 /// time, the comment is posted and its outcome logged; on a retry the outcome the log already
@@ -35,7 +36,7 @@ pub(super) fn carry_out(
     let posted = gitea::post_request(request);
     let args = outcome_args(id, op, &posted);
     let outcome_op = outcome_op(op);
-    let after = session::log_outcome(paths, args, by, acknowledge(&outcome_op))
+    let after = session::log_outcome(World::real(), paths, args, by, acknowledge(&outcome_op))
         .map_err(|f: Failure| unlogged(id, op, issue, &posted, f))?;
     match (&posted, attempt_state(&after, id, op)) {
         (PostOutcome::Failed { message, .. }, AttemptState::Failed) => {
@@ -170,5 +171,14 @@ pub fn resolve(id: u64, attempt: &str, comment_id: u64, change: &Change) -> CliR
         };
         comment::check(row, attempt, &facts)?;
     }
-    session::change(&paths, &command, &change.op, &by, acknowledge(&change.op)).map(drop)
+    let world = World::real();
+    session::change(
+        world,
+        &paths,
+        &command,
+        &change.op,
+        &by,
+        acknowledge(&change.op),
+    )
+    .map(drop)
 }

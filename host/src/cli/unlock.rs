@@ -2,35 +2,22 @@
 //! with `--check-gate` only classifies a stale gate. It never takes the queue lock, and it does
 //! not need a valid queue.json, since a killed recovery may be what left the lock.
 
-use super::{CliResult, Failure};
-use crate::checkout;
-use crate::clock;
-use crate::io::RealIo;
-use crate::store::lock::{self, Class};
+use super::CliResult;
+use crate::store::lock::Class;
 use crate::store::session;
-use crate::store::{self, Paths};
+use crate::store::upkeep;
+use crate::store::world::World;
 
 /// `unlock [--check-gate]`.
 pub fn unlock(check_gate: bool) -> CliResult {
-    let io = RealIo;
     let paths = session::locate()?;
-    check_canonical(&io, &paths)?;
+    let world = World::real();
     if check_gate {
-        crate::say!("{}", gate_line(lock::check_gate(&io, &paths)?));
+        crate::say!("{}", gate_line(upkeep::check_gate(world, &paths)?));
     } else {
-        crate::say!("ok unlock: {}", lock::unlock(&io, &paths, &clock::now())?);
+        crate::say!("ok unlock: {}", upkeep::unlock(world, &paths)?);
     }
     Ok(())
-}
-
-/// The canonical-checkout rules, as far as queue.json can tell them: a file that is missing or
-/// does not verify still lets `unlock` run, because the lock lives in this checkout's own .git
-/// (which `here` checked) and Manual recovery may need it removed.
-fn check_canonical(io: &RealIo, paths: &Paths) -> Result<(), Failure> {
-    match store::load_unchecked(io, paths) {
-        Ok(loaded) => Ok(checkout::check_queue(paths, &loaded.queue)?),
-        Err(_) => Ok(()),
-    }
 }
 
 /// What `--check-gate` found, and what a person may do about it.

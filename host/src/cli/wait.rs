@@ -13,6 +13,7 @@ use mosaic_queue_core::rules::shown;
 use super::{CliResult, Failure, args, read};
 use crate::store::session;
 use crate::store::watch::WitnessWatch;
+use crate::store::world::World;
 
 /// What `wait` waits for.
 pub enum Until {
@@ -82,7 +83,7 @@ pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut seen: Option<State> = None;
     loop {
-        if let Some(state) = session::read_durable(&paths)? {
+        if let Some(state) = session::read_durable(World::real(), &paths)? {
             if holds(until, &state)? {
                 return report(until, &state, json);
             }

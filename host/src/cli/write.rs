@@ -5,14 +5,16 @@
 
 use std::path::Path;
 
+use mosaic_queue_core::map;
 use mosaic_queue_core::verbs::Command;
-use mosaic_queue_core::{BodyStatus, map, table};
 
 use super::output::acknowledge;
 use super::{Change, CliResult, Failure, actor, args, review};
 use crate::checkout;
+use crate::store::Paths;
 use crate::store::session::{self, Kind, Session};
-use crate::store::{self, Paths};
+use crate::store::upkeep::Rendered;
+use crate::store::world::World;
 
 /// add, move, release, assign, note, set, and the review verbs that write one entry.
 pub fn change(command: &Command, change: &Change) -> CliResult {
@@ -25,7 +27,8 @@ pub fn change(command: &Command, change: &Change) -> CliResult {
 /// change, which `demo` also runs in its scratch checkout. When the core says the change
 /// opened a review request attempt, the request is carried out next.
 pub(super) fn change_in(paths: &Paths, command: &Command, op: &str, by: &str) -> CliResult {
-    let (outcome, queue) = session::change(paths, command, op, by, acknowledge(op))?;
+    let world = World::real();
+    let (outcome, queue) = session::change(world, paths, command, op, by, acknowledge(op))?;
     match outcome.request() {
         Some(request) => review::carry_out(paths, &outcome, request, &queue, by),
         None => Ok(()),
@@ -79,31 +82,14 @@ pub(super) fn read_queue_md(paths: &Paths) -> Result<String, Failure> {
 pub fn verify(current: bool) -> CliResult {
     let paths = session::locate()?;
     let held = Session::begin(&paths, Some("verify-read"), "verify")?;
-    let loaded = held.load()?;
-    let mut line = format!(
-        "ok verify rev {} ({} entries, witness rev {})",
-        loaded.queue.revision(),
-        loaded.queue.file().log.len(),
-        loaded.witness.as_ref().map_or(0, |w| w.revision)
+    let v = held.verify(current)?;
+    let table = if current { ", table current" } else { "" };
+    crate::say!(
+        "ok verify rev {} ({} entries, witness rev {}){table}",
+        v.rev,
+        v.entries,
+        v.witness_rev
     );
-    if current {
-        let md = held.table_text()?;
-        let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
-        match store::table_status(&loaded.queue, body) {
-            BodyStatus::Current => line.push_str(", table current"),
-            BodyStatus::Stale { rev } => {
-                return Err(Failure::refused(format!(
-                    "QUEUE.md is stale (rendered at rev {rev}); look, then run `mosaic-queue render`"
-                )));
-            }
-            BodyStatus::Unknown => {
-                return Err(Failure::refused(
-                    "QUEUE.md's table is not a render of this queue; restore it with git, then run `mosaic-queue render`",
-                ));
-            }
-        }
-    }
-    crate::say!("{line}");
     held.release_after_answer();
     Ok(())
 }
@@ -112,26 +98,9 @@ pub fn verify(current: bool) -> CliResult {
 pub fn render(check: bool) -> CliResult {
     let paths = session::locate()?;
     let held = Session::begin(&paths, Some("render-table"), "render")?;
-    let loaded = held.load()?;
-    let md = held.table_text()?;
-    let body = table::body(&md).map_err(|e| Failure::refused(e.to_string()))?;
-    let rev = loaded.queue.revision();
-    match store::table_status(&loaded.queue, body) {
-        BodyStatus::Current => crate::say!("ok render rev {rev}: table current"),
-        BodyStatus::Stale { rev: old } if check => {
-            return Err(Failure::refused(format!(
-                "QUEUE.md is stale (rendered at rev {old}); run `mosaic-queue render`"
-            )));
-        }
-        BodyStatus::Stale { .. } => {
-            held.rewrite_table(&loaded.queue, &md)?;
-            crate::say!("ok render rev {rev}: table rewritten");
-        }
-        BodyStatus::Unknown => {
-            return Err(Failure::refused(
-                "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops first",
-            ));
-        }
+    match held.render(check)? {
+        Rendered::Current(rev) => crate::say!("ok render rev {rev}: table current"),
+        Rendered::Rewritten(rev) => crate::say!("ok render rev {rev}: table rewritten"),
     }
     held.release_after_answer();
     Ok(())

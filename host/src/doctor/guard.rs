@@ -5,42 +5,29 @@
 use super::{Finding, Kind};
 use crate::commit::active;
 use crate::store::Paths;
+use crate::store::world::{Guard, Repository};
 
-/// Checks the guard against HEAD; before the first commit there is nothing it guards.
-pub(super) fn inspect(paths: &Paths, out: &mut Vec<Finding>) {
-    let head = match crate::git::run(
-        &paths.root,
-        &["rev-parse", "--verify", "-q", "HEAD^{commit}"],
-    ) {
-        Ok(head) => head,
-        // `-q` makes "no commit yet" an exit 1 with nothing said; anything said is a failure.
-        Err(why) if why.is_empty() => return,
-        Err(why) => return out.push(unchecked(&why)),
-    };
-    let source = format!("HEAD:{}", active::HOOK_SOURCE);
-    match crate::git::run(&paths.root, &["cat-file", "-e", &source]) {
-        Ok(_) => {}
-        Err(why) if crate::git::could_not_run(&why) => return out.push(unchecked(&why)),
-        Err(_) => {
-            return out.push(Finding::person(
-                Kind::Guard,
-                format!(
-                    "HEAD has no {}, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`",
-                    active::HOOK_SOURCE
-                ),
-            ));
-        }
-    }
+/// The guard's state as the repository reports it, as a finding; before the first commit
+/// there is nothing it guards.
+pub(super) fn inspect(repo: &dyn Repository, paths: &Paths, out: &mut Vec<Finding>) {
     const INSTALL: &str = "; install it with `mosaic-queue install-hook`";
-    match active::check_installed(&paths.root, &paths.git_dir, &head) {
-        Ok(()) => {}
-        Err(why) if why.ends_with(INSTALL) => out.push(Finding::act(
+    match repo.guard(paths) {
+        Guard::Fine => {}
+        Guard::NoSource => out.push(Finding::person(
+            Kind::Guard,
+            format!(
+                "HEAD has no {}, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`",
+                active::HOOK_SOURCE
+            ),
+        )),
+        Guard::Off(why) if why.ends_with(INSTALL) => out.push(Finding::act(
             Kind::Guard,
             why.trim_end_matches(INSTALL),
             "mosaic-queue install-hook --by jason",
         )),
         // core.hooksPath, or HEAD without the hook's source: what to do is in the reason.
-        Err(why) => out.push(Finding::person(Kind::Guard, why)),
+        Guard::Off(why) => out.push(Finding::person(Kind::Guard, why)),
+        Guard::Unchecked(why) => out.push(unchecked(&why)),
     }
 }
 

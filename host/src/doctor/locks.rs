@@ -2,9 +2,9 @@
 //! classify them, never taken or removed.
 
 use super::{Finding, Kind, rel};
-use crate::io::Io;
 use crate::store::Paths;
-use crate::store::lock::{self, Class, RealProbe};
+use crate::store::lock::{self, Class};
+use crate::store::world::World;
 
 /// What the lock said, for the queue checks that follow: a live writer explains a tail in
 /// flight, and a dead writer's op may be in the log without its receipt.
@@ -15,16 +15,17 @@ pub(super) struct Seen {
     pub dead_op: Option<String>,
 }
 
-pub(super) fn inspect(io: &dyn Io, paths: &Paths, out: &mut Vec<Finding>) -> Seen {
+pub(super) fn inspect(world: World<'_>, paths: &Paths, out: &mut Vec<Finding>) -> Seen {
+    let (io, probe) = (world.io, world.probe);
     let mut seen = Seen::default();
     let gate = rel(paths, &paths.gate);
-    match lock::inspect(io, &RealProbe, &paths.gate) {
+    match lock::inspect(io, probe, &paths.gate) {
         Ok(None) => {}
         Ok(Some(class)) => out.push(gate_finding(&gate, class)),
         Err(e) => out.push(Finding::person(Kind::GateInvalid, e.to_string())),
     }
     let name = rel(paths, &paths.lock);
-    match lock::inspect(io, &RealProbe, &paths.lock) {
+    match lock::inspect(io, probe, &paths.lock) {
         Ok(None) => {}
         Ok(Some(class)) => {
             seen.live_writer = matches!(class, Class::Live(_));

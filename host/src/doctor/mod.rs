@@ -13,8 +13,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::checkout;
-use crate::io::Io;
 use crate::store::Paths;
+use crate::store::world::World;
 
 pub use choice::{Choice, Placeholder};
 
@@ -228,13 +228,13 @@ pub enum DoctorError {
     },
 }
 
-/// Looks at the checkout around `cwd` on the real filesystem (what the `doctor` verb runs).
+/// Looks at the checkout around `cwd` in the real world (what the `doctor` verb runs).
 pub fn inspect_checkout(cwd: &Path) -> Result<Report, DoctorError> {
-    inspect(&crate::io::RealIo, cwd)
+    inspect(World::real(), cwd)
 }
 
-/// Looks at the checkout around `cwd`. Everything goes through `io` and read-only git.
-pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
+/// Looks at the checkout around `cwd`, located in-process with gitoxide; then `look`.
+pub fn inspect(world: World<'_>, cwd: &Path) -> Result<Report, DoctorError> {
     let mut findings = Vec::new();
     if let Some(var) = checkout::git_env() {
         findings.push(Finding::act(
@@ -257,6 +257,17 @@ pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
         }
         Err(e) => return Err(DoctorError::Checkout(e)),
     };
+    look(world, &paths, findings)
+}
+
+/// Looks at the checkout at `paths`, with `findings` already made: everything goes through
+/// `world` (its files, the lock's probe, the repository's facts), and nothing is written.
+pub fn look(
+    world: World<'_>,
+    paths: &Paths,
+    mut findings: Vec<Finding>,
+) -> Result<Report, DoctorError> {
+    let io = world.io;
     for dir in [&paths.git_dir, &paths.plans] {
         if let Err(source) = io.list(dir)
             && !(dir == &paths.plans && source.kind() == std::io::ErrorKind::NotFound)
@@ -267,9 +278,9 @@ pub fn inspect(io: &dyn Io, cwd: &Path) -> Result<Report, DoctorError> {
             });
         }
     }
-    let seen = locks::inspect(io, &paths, &mut findings);
-    let revision = queue::inspect(io, &paths, &seen, &mut findings);
-    files::inspect(io, &paths, &mut findings);
+    let seen = locks::inspect(world, paths, &mut findings);
+    let revision = queue::inspect(world, paths, &seen, &mut findings);
+    files::inspect(io, paths, &mut findings);
     findings.sort_by_key(|f| f.kind);
     Ok(finish(revision, findings))
 }

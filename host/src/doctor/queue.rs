@@ -7,8 +7,9 @@ use mosaic_queue_core::{BodyStatus, Queue, WitnessError, table};
 
 use super::locks::Seen;
 use super::{Finding, Kind, choice};
-use crate::checkout::{self, CheckoutError};
+use crate::checkout::CheckoutError;
 use crate::io::Io;
+use crate::store::world::{Repository, World};
 use crate::store::{self, Paths};
 
 /// What Manual recovery ends with; a person fills in the op and the reason.
@@ -29,11 +30,12 @@ fn recovery(kind: Kind, detail: String, when: &str) -> Finding {
 /// Inspects queue.json, the witness and the table; returns the revision of a file that
 /// verifies.
 pub(super) fn inspect(
-    io: &dyn Io,
+    world: World<'_>,
     paths: &Paths,
     seen: &Seen,
     out: &mut Vec<Finding>,
 ) -> Option<u64> {
+    let (io, repo) = (world.io, world.repo);
     if let Err(e) = store::check_filesystem(io, paths) {
         out.push(Finding::person(
             Kind::Filesystem,
@@ -60,7 +62,7 @@ pub(super) fn inspect(
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             out.push(no_queue(witness.as_ref().is_some_and(Option::is_some)));
-            super::guard::inspect(paths, out);
+            super::guard::inspect(repo, paths, out);
             return None;
         }
         Err(e) => {
@@ -82,16 +84,16 @@ pub(super) fn inspect(
                 ),
                 PLACED,
             ));
-            super::guard::inspect(paths, out);
+            super::guard::inspect(repo, paths, out);
             return None;
         }
     };
     let rev = queue.revision();
-    checkout_rules(paths, &queue, out);
+    checkout_rules(repo, paths, &queue, out);
     if let Some(witness) = witness {
         history(&queue, &bytes, witness.as_ref(), seen, out);
     }
-    if checkout::check_genesis_committed(paths).is_err() {
+    if !repo.genesis_committed(paths) {
         out.push(Finding::act(
             Kind::GenesisNotCommitted,
             "HEAD holds no docs/plans/queue.json, so every change refuses until genesis is committed",
@@ -100,7 +102,7 @@ pub(super) fn inspect(
     }
     table_status(io, paths, &queue, seen, out);
     reviews(&queue, out);
-    super::guard::inspect(paths, out);
+    super::guard::inspect(repo, paths, out);
     Some(rev)
 }
 
@@ -122,8 +124,8 @@ fn no_queue(has_witness: bool) -> Finding {
     }
 }
 
-fn checkout_rules(paths: &Paths, queue: &Queue, out: &mut Vec<Finding>) {
-    match checkout::check_queue(paths, queue) {
+fn checkout_rules(repo: &dyn Repository, paths: &Paths, queue: &Queue, out: &mut Vec<Finding>) {
+    match repo.check_queue(paths, queue) {
         Ok(()) => {}
         Err(e @ CheckoutError::NotCanonical { .. }) => out.push(Finding::person(
             Kind::NotCanonical,

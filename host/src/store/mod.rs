@@ -3,9 +3,13 @@
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
 pub mod lock;
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod memory;
 pub mod session;
+pub mod upkeep;
 pub mod view;
 pub mod watch;
+pub mod world;
 mod write;
 
 use std::io;
@@ -255,3 +259,6 @@ pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> 
         extends_witness: false,
     })
 }
+
+#[cfg(test)]
+mod tests;

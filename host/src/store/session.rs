@@ -5,7 +5,6 @@
 
 use std::io;
 use std::path::Path;
-use std::time::Duration;
 
 use mosaic_queue_core::entry::OutcomeArgs;
 use mosaic_queue_core::map::Map;
@@ -14,17 +13,13 @@ use mosaic_queue_core::verbs::Command;
 use mosaic_queue_core::{BodyStatus, Outcome, Queue, QueueError, VerbError, table};
 use thiserror::Error;
 
-use super::lock::{self, Lock, LockError, RealProbe};
+use super::lock::{self, Lock, LockError};
+use super::world::World;
 use super::{Loaded, Paths, StoreError};
 use crate::checkout::{self, CheckoutError};
-use crate::clock;
 use crate::exit::Exit;
 use crate::io::{Io, RealIo};
 pub use crate::io::{Kind, Refusal, into_refusal, size_text};
-use crate::seam;
-
-/// How long a command waits for a live lock before it gives up.
-pub const LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// Why a session stopped. Each knows how the command ends.
 #[derive(Debug, Error)]
@@ -82,6 +77,21 @@ pub enum SessionError {
         if *.ahead { " (`mosaic-queue sync` confirms its visible tail)" } else { "" }
     )]
     NothingToAccept { witness_rev: u64, ahead: bool },
+    /// `then` is what to do once the table is looked at (`render --check`, `verify --current`).
+    #[error("QUEUE.md is stale (rendered at rev {rev}); {then}")]
+    TableStale { rev: u64, then: &'static str },
+    #[error("QUEUE.md's table is not a render of this queue; {0}")]
+    NotARender(&'static str),
+    #[error(
+        "op {op} is not in the log (rev {rev}): it never became visible; retry it with the same op id and arguments"
+    )]
+    NotInLog { op: String, rev: u64 },
+    #[error(
+        "there is no witness .git/mosaic-queue.head and queue.json is at rev {rev}, past genesis: sync cannot tell what was lost; see Manual recovery (accept-history)"
+    )]
+    SyncWithoutWitness { rev: u64 },
+    #[error("sync confirms only a file that extends the witness: {0}")]
+    SyncLost(String),
 }
 
 impl SessionError {
@@ -103,7 +113,12 @@ impl SessionError {
             | SessionError::Verb(_)
             | SessionError::Queue(_)
             | SessionError::LostAgain { .. }
-            | SessionError::NothingToAccept { .. } => Exit::Refused,
+            | SessionError::NothingToAccept { .. }
+            | SessionError::TableStale { .. }
+            | SessionError::NotARender(_)
+            | SessionError::NotInLog { .. }
+            | SessionError::SyncWithoutWitness { .. }
+            | SessionError::SyncLost(_) => Exit::Refused,
         }
     }
 }
@@ -135,18 +150,18 @@ pub struct Seen {
 /// and queue.json are exactly what the last durable write left; otherwise the file is read and
 /// replayed unlocked, and once more under the lock if that failed, so a write in progress never
 /// reads as loss.
-pub fn read_unlocked(paths: &Paths) -> Result<Seen, SessionError> {
-    let io = &RealIo;
+pub fn read_unlocked(world: World<'_>, paths: &Paths) -> Result<Seen, SessionError> {
+    let io = world.io;
     if let Ok(Some(witness)) = super::read_witness(io, paths)
         && let Some(state) = super::view::load(io, paths, &witness)
     {
-        checkout::check_state(paths, &state)?;
+        world.repo.check_state(paths, &state)?;
         return Ok(Seen {
             state,
             durable: true,
         });
     }
-    let loaded = load_unlocked(paths)?;
+    let loaded = load_unlocked(world, paths)?;
     Ok(Seen {
         durable: !loaded.ahead_of_witness(),
         state: loaded.queue.state().clone(),
@@ -156,12 +171,15 @@ pub fn read_unlocked(paths: &Paths) -> Result<Seen, SessionError> {
 /// The read view as a `Listing` for `list --json`, which prints the rows' text as the view
 /// holds it, checked against the checkout; `None` when the view cannot answer, and the
 /// caller reads as `read_unlocked` does.
-pub fn read_listing(paths: &Paths) -> Result<Option<super::view::Listing>, SessionError> {
-    let io = &RealIo;
+pub fn read_listing(
+    world: World<'_>,
+    paths: &Paths,
+) -> Result<Option<super::view::Listing>, SessionError> {
+    let io = world.io;
     if let Ok(Some(witness)) = super::read_witness(io, paths)
         && let Some(listing) = super::view::load_listing(io, paths, &witness)
     {
-        checkout::check_state(paths, &listing.state)?;
+        world.repo.check_state(paths, &listing.state)?;
         return Ok(Some(listing));
     }
     Ok(None)
@@ -171,19 +189,19 @@ pub fn read_listing(paths: &Paths) -> Result<Option<super::view::Listing>, Sessi
 /// (a write in progress, or one killed before its witness): the next witness wakes the
 /// caller. Never takes the lock; a read that fails is tried once more, since the first may
 /// have met a write between its two files.
-pub fn read_durable(paths: &Paths) -> Result<Option<State>, SessionError> {
-    let io = &RealIo;
+pub fn read_durable(world: World<'_>, paths: &Paths) -> Result<Option<State>, SessionError> {
+    let io = world.io;
     if let Ok(Some(w)) = super::read_witness(io, paths)
         && let Some(state) = super::view::load(io, paths, &w)
     {
-        checkout::check_state(paths, &state)?;
+        world.repo.check_state(paths, &state)?;
         return Ok(Some(state));
     }
     let loaded = match super::load(io, paths) {
         Ok(l) => l,
         Err(_) => super::load(io, paths)?,
     };
-    checkout::check_queue(paths, &loaded.queue)?;
+    world.repo.check_queue(paths, &loaded.queue)?;
     if loaded.witness.is_none() {
         return Err(SessionError::NothingDurable);
     }
@@ -197,37 +215,39 @@ pub fn read_durable(paths: &Paths) -> Result<Option<State>, SessionError> {
 /// needs the log, which the read view does not hold): queue.json read and replayed without the
 /// lock, and once more under it if that failed (a write in progress), checked against the
 /// checkout.
-pub fn load_unlocked(paths: &Paths) -> Result<Loaded, SessionError> {
-    let loaded = match super::load(&RealIo, paths) {
+pub fn load_unlocked(world: World<'_>, paths: &Paths) -> Result<Loaded, SessionError> {
+    let loaded = match super::load(world.io, paths) {
         Ok(l) => l,
         Err(_) => {
-            let session = Session::begin(paths, Some("unlocked-read"), "read")?;
-            let l = super::load(&RealIo, paths)?;
+            let session = Session::open(world, paths, Some("unlocked-read"), "read")?;
+            let l = super::load(world.io, paths)?;
             session.release()?;
             l
         }
     };
-    checkout::check_queue(paths, &loaded.queue)?;
+    world.repo.check_queue(paths, &loaded.queue)?;
     Ok(loaded)
 }
 
 /// One change in the checkout at `paths`: the filesystem checked, the lock taken for `op`, and
 /// `Session::change`. The lock names the verb as the command line does.
 pub fn change<E: From<SessionError>>(
+    world: World<'_>,
     paths: &Paths,
     command: &Command,
     op: &str,
     by: &str,
     acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
 ) -> Result<(Outcome, Queue), E> {
-    check_filesystem(paths).map_err(SessionError::from)?;
-    let session = Session::begin(paths, Some(op), &command.verb().command_line())?;
+    super::check_filesystem(world.io, paths).map_err(SessionError::from)?;
+    let session = Session::open(world, paths, Some(op), &command.verb().command_line())?;
     session.change(command, op, by, acknowledge)
 }
 
 /// Logs what the transport said about a review request attempt (its op `<attempt>.outcome`),
 /// then passes the kill point after it. Returns the queue as it now stands.
 pub fn log_outcome<E: From<SessionError>>(
+    world: World<'_>,
     paths: &Paths,
     outcome: OutcomeArgs,
     by: &str,
@@ -235,46 +255,49 @@ pub fn log_outcome<E: From<SessionError>>(
 ) -> Result<Queue, E> {
     let op = format!("{}.outcome", outcome.attempt);
     let (_, queue) = change(
+        world,
         paths,
         &Command::ReviewOutcome(outcome),
         &op,
         by,
         acknowledge,
     )?;
-    seam::step("outcome-logged");
+    world.io.step("outcome-logged");
     Ok(queue)
 }
 
 /// A held queue lock and what the session needs to read and write under it.
-pub struct Session<'io> {
-    io: &'io dyn Io,
+pub struct Session<'w> {
+    world: World<'w>,
+    io: &'w dyn Io,
     paths: Paths,
-    lock: Lock<'io>,
+    lock: Lock<'w>,
     at: String,
 }
 
 impl Session<'static> {
-    /// Takes the lock on the real filesystem for `verb`, recording `op` (`None` for a command
+    /// Takes the lock in the real world for `verb`, recording `op` (`None` for a command
     /// that has no op id of its own). A verb that writes the queue calls `check_filesystem`
     /// first.
     pub fn begin(paths: &Paths, op: Option<&str>, verb: &str) -> Result<Self, SessionError> {
-        Session::open(&RealIo, paths, op, verb)
+        Session::open(World::real(), paths, op, verb)
     }
 }
 
-impl<'io> Session<'io> {
-    /// Takes the lock through `io`, stamped with the time this command started.
+impl<'w> Session<'w> {
+    /// Takes the lock in `world`, stamped with the time this command started.
     pub fn open(
-        io: &'io dyn Io,
+        world: World<'w>,
         paths: &Paths,
         op: Option<&str>,
         verb: &str,
     ) -> Result<Self, SessionError> {
-        let at = clock::now();
-        let wait = seam::lock_wait(LOCK_WAIT);
-        let lock = lock::acquire_with(io, &RealProbe, paths, op, verb, &at, wait)?;
+        let at = world.clock.now();
+        let lock =
+            lock::acquire_with(world.io, world.probe, paths, op, verb, &at, world.lock_wait)?;
         Ok(Session {
-            io,
+            world,
+            io: world.io,
             paths: paths.clone(),
             lock,
             at,
@@ -283,6 +306,11 @@ impl<'io> Session<'io> {
 
     pub fn paths(&self) -> &Paths {
         &self.paths
+    }
+
+    /// The world this session runs in.
+    pub fn world(&self) -> World<'w> {
+        self.world
     }
 
     /// The time this command started, as entries and the witness record it.
@@ -299,7 +327,7 @@ impl<'io> Session<'io> {
     /// was acknowledged, so it is a warning on stderr naming the cure (the lock may be left,
     /// dead once this process exits), not a failed exit.
     pub fn release_after_answer(self) {
-        use std::io::Write;
+        let warn = self.world.warn;
         let line = match self.lock.release() {
             Ok(()) => return,
             // Someone else removed or replaced it: what to check is in the message.
@@ -308,14 +336,14 @@ impl<'io> Session<'io> {
                 "warning: done, but the queue lock may not be released ({e}); if `mosaic-queue doctor` names a dead lock, run `mosaic-queue unlock`"
             ),
         };
-        let _ = writeln!(std::io::stderr(), "{line}");
+        warn(&line);
     }
 
     /// Loads under the witness rule: the file verifies, extends the witness, which must exist,
     /// and belongs to this checkout.
     pub fn load(&self) -> Result<Loaded, SessionError> {
         let loaded = super::load(self.io, &self.paths)?;
-        checkout::check_queue(&self.paths, &loaded.queue)?;
+        self.world.repo.check_queue(&self.paths, &loaded.queue)?;
         if loaded.witness.is_none() {
             return Err(SessionError::NoWitness);
         }
@@ -326,7 +354,7 @@ impl<'io> Session<'io> {
     /// witness: for the verbs that run in that state (`accept-history`, `sync`).
     pub fn load_unchecked(&self) -> Result<Loaded, SessionError> {
         let loaded = super::load_unchecked(self.io, &self.paths)?;
-        checkout::check_queue(&self.paths, &loaded.queue)?;
+        self.world.repo.check_queue(&self.paths, &loaded.queue)?;
         Ok(loaded)
     }
 
@@ -374,7 +402,9 @@ impl<'io> Session<'io> {
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(Outcome, Queue), E> {
         let mut loaded = self.load()?;
-        checkout::check_genesis_committed(&self.paths).map_err(SessionError::from)?;
+        let repo = self.world.repo;
+        repo.check_genesis_committed(&self.paths)
+            .map_err(SessionError::from)?;
         // The rows as loaded, for the write to keep the text of those the change left alone.
         let loaded_rows = loaded.queue.rows().to_vec();
         // The core decides on the loaded queue itself rather than a copy (a copy of a large
@@ -398,7 +428,7 @@ impl<'io> Session<'io> {
                 super::write_durably(self.io, &self.paths, &loaded, new, &loaded_rows, &md, at)
                     .map_err(SessionError::from)?;
                 acknowledge(&loaded.queue, false)?;
-                seam::step("receipt-printed");
+                self.io.step("receipt-printed");
             }
             // `take` found nothing: nothing is written, not even a confirmation of the tail;
             // what to say is the caller's.
@@ -457,7 +487,8 @@ impl<'io> Session<'io> {
         by: &str,
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        if self.paths.queue_json.exists() {
+        // Anything at the name, even a dangling link, is a queue.json genesis must not replace.
+        if self.io.file_id(&self.paths.queue_json).is_ok() {
             let loaded = self.retry_genesis(op, by)?;
             acknowledge(&loaded.queue, true)?;
             self.release_after_answer();
@@ -489,7 +520,7 @@ impl<'io> Session<'io> {
         if first.op != op || first.by != by || first.verb != mosaic_queue_core::Verb::Genesis {
             return Err(SessionError::GenesisTwice);
         }
-        checkout::check_queue(&self.paths, &loaded.queue)?;
+        self.world.repo.check_queue(&self.paths, &loaded.queue)?;
         if loaded.witness.is_none() && loaded.queue.revision() == 1 {
             self.confirm(&loaded, None)?;
         }
@@ -511,7 +542,9 @@ impl<'io> Session<'io> {
         use mosaic_queue_core::verbs::AcceptHistoryCmd;
 
         let loaded = self.load_unchecked()?;
-        checkout::check_genesis_committed(&self.paths).map_err(SessionError::from)?;
+        let repo = self.world.repo;
+        repo.check_genesis_committed(&self.paths)
+            .map_err(SessionError::from)?;
         let extends = loaded
             .witness
             .as_ref()
@@ -535,26 +568,7 @@ impl<'io> Session<'io> {
             .map_err(SessionError::from)?
         {
             Outcome::Recorded { rev, .. } => {
-                let finish = match extends {
-                    Some(true) => loaded.ahead_of_witness(),
-                    // Missing, or not extended: only the run that was killed after its rename
-                    // and before its witness may finish now. History lost since needs a new op.
-                    _ => {
-                        let last = rev == loaded.queue.revision();
-                        if !(last && recorded_witness == Some(loaded.witness.clone())) {
-                            return Err(SessionError::LostAgain {
-                                op: op.to_owned(),
-                                rev,
-                            }
-                            .into());
-                        }
-                        true
-                    }
-                };
-                if finish {
-                    // The chain is hashed from genesis: the file need not extend the old one.
-                    self.confirm(&loaded, None)?;
-                }
+                self.finish_accepted(&loaded, extends, recorded_witness, op, rev)?;
                 acknowledge(&loaded.queue, true)?;
             }
             Outcome::Applied { .. } => {
@@ -573,12 +587,44 @@ impl<'io> Session<'io> {
                 super::write_durably(self.io, &self.paths, &loaded, &queue, rows, &md, &self.at)
                     .map_err(SessionError::from)?;
                 acknowledge(&queue, false)?;
-                seam::step("receipt-printed");
+                self.io.step("receipt-printed");
             }
             // Only `take` finds nothing to do; accept-history always writes or answers.
             Outcome::NothingToTake { .. } => {}
         }
         self.release_after_answer();
+        Ok(())
+    }
+
+    /// The retry of an accept-history recorded at `rev`: a file that extends the witness gets
+    /// its tail confirmed; a witness that is missing or not extended may be finished only by
+    /// the run killed after its rename and before its witness (the entry is the last, and the
+    /// witness is the one it replaced). History lost since needs a new op.
+    fn finish_accepted(
+        &self,
+        loaded: &Loaded,
+        extends: Option<bool>,
+        recorded_witness: Option<Option<mosaic_queue_core::Witness>>,
+        op: &str,
+        rev: u64,
+    ) -> Result<(), SessionError> {
+        let finish = match extends {
+            Some(true) => loaded.ahead_of_witness(),
+            _ => {
+                let last = rev == loaded.queue.revision();
+                if !(last && recorded_witness == Some(loaded.witness.clone())) {
+                    return Err(SessionError::LostAgain {
+                        op: op.to_owned(),
+                        rev,
+                    });
+                }
+                true
+            }
+        };
+        if finish {
+            // The chain is hashed from genesis: the file need not extend the old one.
+            self.confirm(loaded, None)?;
+        }
         Ok(())
     }
 

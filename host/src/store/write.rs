@@ -14,7 +14,6 @@ use sha2::{Digest, Sha256};
 use super::view::Written;
 use super::{Loaded, Paths, StoreError, io_err};
 use crate::io::{FileId, Io, Kind};
-use crate::seam;
 
 /// A write that reached the durable point.
 #[derive(Debug)]
@@ -74,12 +73,12 @@ fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std
     io.create_synced(&temp, bytes).inspect_err(|_| {
         let _ = io.remove(&temp);
     })?;
-    seam::step(&format!("{step}-temp-written"));
+    io.step(&format!("{step}-temp-written"));
     if let Err(e) = io.rename(&temp, path) {
         let _ = io.remove(&temp);
         return Err(e);
     }
-    seam::step(&format!("{step}-renamed"));
+    io.step(&format!("{step}-renamed"));
     Ok(())
 }
 
@@ -103,7 +102,7 @@ pub fn write_witness(
         .map_err(not_durable("writing the witness"))?;
     io.sync_dir(&paths.git_dir)
         .map_err(not_durable("fsync of .git"))?;
-    seam::step("witness-dir-synced");
+    io.step("witness-dir-synced");
     super::view::record(io, paths, queue, file_sha, written);
     Ok(witness)
 }
@@ -135,16 +134,16 @@ pub fn confirm_tail(
         bytes: &loaded.bytes,
         id,
     });
-    seam::step("confirm-temp-written");
+    io.step("confirm-temp-written");
     unchanged_since_load(io, paths, loaded, &temp)?;
     if let Err(e) = io.rename(&temp, &paths.queue_json) {
         let _ = io.remove(&temp);
         return Err(not_durable("rewriting queue.json")(e));
     }
-    seam::step("confirm-renamed");
+    io.step("confirm-renamed");
     io.sync_dir(&paths.plans)
         .map_err(not_durable("fsync of docs/plans"))?;
-    seam::step("confirm-dir-synced");
+    io.step("confirm-dir-synced");
     write_witness(io, paths, &loaded.queue, prev, &loaded.sha, at, written)
 }
 
@@ -172,7 +171,7 @@ pub fn write_durably(
         let _ = io.remove(&staged.temp);
         return Err(io_err("rename over", &paths.queue_json)(e));
     }
-    seam::step("queue-renamed");
+    io.step("queue-renamed");
     settle(io, paths, new, loaded.checked_witness(), &staged, md, at)
 }
 
@@ -214,7 +213,7 @@ pub fn create(
     let linked = io.link(&staged.temp, &paths.queue_json);
     let _ = io.remove(&staged.temp);
     linked.map_err(io_err("create", &paths.queue_json))?;
-    seam::step("queue-renamed");
+    io.step("queue-renamed");
     settle(io, paths, queue, None, &staged, md, at)
 }
 
@@ -269,7 +268,7 @@ fn stage<'a>(io: &dyn Io, paths: &Paths, file: NewFile<'a>) -> Result<Staged<'a>
         let _ = io.remove(&temp);
         return Err(io_err("write", &temp)(e));
     }
-    seam::step("queue-temp-written");
+    io.step("queue-temp-written");
     let id = io.file_id(&temp).ok();
     Ok(Staged { temp, file, id })
 }
@@ -293,7 +292,7 @@ fn settle(
             step: "fsync of docs/plans",
             source,
         })?;
-    seam::step("queue-dir-synced");
+    io.step("queue-dir-synced");
     let sha = staged.file.sha256_hex();
     let witness = write_witness(io, paths, queue, prev, &sha, at, staged.written())?;
     write_table(io, paths, queue, md)

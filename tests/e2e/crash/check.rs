@@ -46,6 +46,7 @@ pub const KINDS: &[&str] = &[
     "table-hand-edited",
     "review-unresolved",
     "guard",
+    "guard-unchecked",
     "temp-files",
     "lock-temp-files",
     "commit-indexes",

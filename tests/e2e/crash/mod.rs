@@ -1,6 +1,7 @@
-//! Crash states by enumeration: record one run of a verb through the fault-injection build's
-//! recording I/O layer, build every state the two crash models allow (`model`), and check
-//! each (`check`). `MOSAIC_CRASH_FULL=1` checks every state; otherwise a spread sample.
+//! Crash states by enumeration on the real binary, as a smoke test of the machinery the
+//! in-memory enumeration runs in full (host/src/store/tests): record one run of a verb through
+//! the fault-injection build's recording I/O layer, build the states the two crash models allow
+//! (`model`), and check a spread sample of them (`check`) with the binary itself.
 
 pub mod check;
 pub mod fsyncgate;
@@ -10,18 +11,12 @@ pub mod sweep;
 use std::collections::BTreeSet;
 
 use check::{Remote, Scenario, Verdict, reset};
-use model::Trace;
 
 use support::fake_gitea::FakeGitea;
 use support::{Repo, run_in};
 
-/// States checked per verb and model in the default (CI) run.
+/// States checked per verb and model.
 const SAMPLE: usize = 6;
-
-/// Whether to check every state and every fault (`MOSAIC_CRASH_FULL=1`).
-pub fn full() -> bool {
-    std::env::var("MOSAIC_CRASH_FULL").is_ok_and(|v| v == "1")
-}
 
 /// The figures of one verb under one model, as docs/durability.md's table shows them.
 #[derive(Debug, Default)]
@@ -75,7 +70,7 @@ pub fn enumerate(
         out.stdout, out.stderr
     );
     let text = std::fs::read_to_string(&trace_file).unwrap();
-    let trace = Trace::parse(&text, &repo.root, &pristine);
+    let trace = model::parse(&text, &repo.root, &pristine);
     let scenario = Scenario {
         repo,
         pristine: pristine.clone(),
@@ -93,14 +88,13 @@ pub fn enumerate(
             after: fake.comments(),
         }),
     };
-    let full = full();
     let mut failures = Vec::new();
     for (model, states) in [("ext4", trace.ext4_states()), ("weak", trace.weak_states())] {
         let mut tally = Tally {
             enumerated: states.len(),
             ..Tally::default()
         };
-        for i in sample(states.len(), full) {
+        for i in sample(states.len()) {
             tally.checked += 1;
             match scenario.check(&states[i]) {
                 Verdict::Healed(steps) => tally.most_steps = tally.most_steps.max(steps),
@@ -132,10 +126,9 @@ pub fn enumerate(
     );
 }
 
-/// Which of `n` states to check: all when `full`, else up to `SAMPLE` spread evenly, first and
-/// last included.
-fn sample(n: usize, full: bool) -> Vec<usize> {
-    if full || n <= SAMPLE {
+/// Which of `n` states to check: up to `SAMPLE` spread evenly, first and last included.
+fn sample(n: usize) -> Vec<usize> {
+    if n <= SAMPLE {
         return (0..n).collect();
     }
     let mut picked: Vec<usize> = (0..SAMPLE).map(|i| i * (n - 1) / (SAMPLE - 1)).collect();

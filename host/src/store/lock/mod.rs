@@ -17,7 +17,6 @@ use thiserror::Error;
 use super::Paths;
 use crate::exit::Exit;
 use crate::io::{Io, Kind};
-use crate::seam;
 
 mod probe;
 mod wait;
@@ -337,11 +336,6 @@ pub fn inspect(io: &dyn Io, probe: &dyn Probe, path: &Path) -> Result<Option<Cla
     Ok(inspect_at(io, probe, &here, path).map(|(_, class)| class))
 }
 
-/// `unlock --check-gate` on this machine (`RealProbe`); see `check_gate_with`.
-pub fn check_gate(io: &dyn Io, paths: &Paths) -> Result<Option<Class>, LockError> {
-    check_gate_with(io, &RealProbe, paths)
-}
-
 /// `unlock --check-gate`: classifies a stale unlock gate and removes nothing. A person removes
 /// the gate by hand only after it says dead or mismatch.
 pub fn check_gate_with(
@@ -590,7 +584,7 @@ pub fn acquire_with<'a>(
     // No fsync of `.git` here: the lock excludes running processes only, and none survives a
     // crash. Whether the link then survives or not, its content was fsynced before the link,
     // so a lock left by a crash reads as dead (an earlier boot) and `unlock` removes it.
-    seam::step("lock-taken");
+    io.step("lock-taken");
     Ok(lock)
 }
 
@@ -616,11 +610,6 @@ impl fmt::Display for Unlocked {
             Unlocked::NoLock => f.write_str("no queue lock: .git/mosaic-queue.lock does not exist"),
         }
     }
-}
-
-/// `unlock` on this machine (`RealProbe`); see `unlock_with`.
-pub fn unlock(io: &dyn Io, paths: &Paths, at: &str) -> Result<Unlocked, LockError> {
-    unlock_with(io, &RealProbe, paths, at)
 }
 
 /// `unlock`: under the unlock gate, removes the queue lock only when it is dead or mismatched.

@@ -1,0 +1,264 @@
+//! The I/O-fault sweep, in memory and in full: the scenario's run once per call it makes and
+//! per fault (EIO, ENOSPC, EDQUOT, EROFS, EACCES, a short write), each run asserting that its
+//! fault fired. Each must end as the contract says (done, or one line with exit 1 or 3), leave
+//! the queue as it was after exit 1, leave no temp file, print no receipt after a failed fsync,
+//! and be recovered by its retry and the commands doctor names.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::check::{Judge, Verdict};
+use super::gitea::Gitea;
+use super::power::receipts;
+use super::scenarios::Scenario;
+use crate::exit::Exit;
+use crate::io::crash::is_receipt;
+use crate::io::trace::{Event, FaultKind, Op, Tracer};
+use crate::store::memory::{Checkout, Ran};
+
+/// The figures of one scenario's sweep.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub calls: usize,
+    pub runs: usize,
+    /// Runs whose outcome (files, receipts, comments) no earlier run left: each judged once.
+    pub outcomes: usize,
+}
+
+/// What a faulted run left: the queue's files, the lock and the gate (temp files included,
+/// the read view by its presence), the receipts it printed, and the comments on Gitea.
+type Outcome = (Vec<(String, Vec<u8>)>, BTreeSet<String>, Vec<String>);
+
+/// Runs the scenario once per call and fault; panics naming every run that broke a rule.
+pub fn sweep(s: &Scenario) -> Swept {
+    let clean = Tracer::memory();
+    let gitea = fresh(s);
+    let ran = s
+        .run
+        .exec(&s.checkout.clone().process(Some(&clean)), &gitea);
+    assert!(ran.is_ok(), "the clean run of {}: {ran:?}", s.name);
+    let calls = clean.calls();
+    let judge = Judge {
+        scenario: s,
+        before: receipts(s),
+        reboot: false,
+        comments: (s.gitea.comments(), Vec::new()),
+    };
+    let mut swept = Swept {
+        calls: calls as usize,
+        ..Swept::default()
+    };
+    let mut judged: BTreeMap<Outcome, Option<String>> = BTreeMap::new();
+    let mut broken = Vec::new();
+    for n in 1..=calls {
+        for kind in FaultKind::ALL {
+            swept.runs += 1;
+            let what = format!("{} call {n} {}", s.name, kind.name());
+            let (work, gitea) = (s.checkout.clone(), fresh(s));
+            let tracer = Tracer::memory().failing(n, kind);
+            let ran = s.run.exec(&work.process(Some(&tracer)), &gitea);
+            let events = tracer.events();
+            if !tracer.fired() {
+                broken.push(format!("{what}: the fault never fired"));
+                continue;
+            }
+            if let Err(why) = rules(s, &work, &ran, &events) {
+                broken.push(format!("{what}: {why}"));
+                continue;
+            }
+            let printed = printed(&events);
+            let verdict = judged
+                .entry(outcome(&work, &gitea, &printed))
+                .or_insert_with(|| {
+                    swept.outcomes += 1;
+                    match judge.recover(&work, &gitea, &printed) {
+                        Verdict::Healed(_) | Verdict::Person(_) => None,
+                        Verdict::Unsafe(why) => Some(why),
+                    }
+                });
+            if let Some(why) = verdict {
+                broken.push(format!("{what}: not recovered: {why}"));
+            }
+        }
+    }
+    eprintln!(
+        "io-errors | {} | {} calls | {} runs | {} distinct outcomes recovered | {} broken |",
+        s.name,
+        swept.calls,
+        swept.runs,
+        swept.outcomes,
+        broken.len()
+    );
+    assert!(
+        broken.is_empty(),
+        "I/O faults handled wrongly:\n{}",
+        broken.join("\n")
+    );
+    swept
+}
+
+/// Gitea as it was before the run.
+fn fresh(s: &Scenario) -> Gitea {
+    let gitea = Gitea::default();
+    gitea.set_comments(s.gitea.comments());
+    gitea
+}
+
+/// The receipts a run printed.
+fn printed(events: &[Event]) -> BTreeSet<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Mark { what, text, .. } if what == "printed" && is_receipt(text) => {
+                Some(text.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The rules every faulted run keeps, whatever its fault.
+fn rules(s: &Scenario, work: &Checkout, ran: &Ran, events: &[Event]) -> Result<(), String> {
+    if let Err(f) = ran {
+        if !matches!(f.exit, Exit::Failed | Exit::Uncertain) {
+            return Err(format!(
+                "exit {} ({:?}): {}",
+                f.exit.code(),
+                f.exit,
+                f.message
+            ));
+        }
+        if f.message.contains('\n') || f.message.is_empty() {
+            return Err(format!("not one line: {:?}", f.message));
+        }
+        let (disk, p) = (&work.disk, &work.paths);
+        let pristine = &s.checkout.disk;
+        if f.exit == Exit::Failed
+            && (disk.get(&p.queue_json) != pristine.get(&p.queue_json)
+                || disk.get(&p.witness) != pristine.get(&p.witness))
+        {
+            return Err(format!("exit 1 but the queue changed: {}", f.message));
+        }
+    }
+    no_receipt_after_failed_fsync(events)?;
+    // A temp file stays only when removing it was the call that failed.
+    let failed_unlink = events.iter().find_map(|e| match e {
+        Event::Fault {
+            op: Op::Unlink(p), ..
+        } => Some(p.clone()),
+        _ => None,
+    });
+    for dir in [&work.paths.plans, &work.paths.git_dir] {
+        for name in work.disk.names(dir) {
+            let temp = name.ends_with(".tmp")
+                && [
+                    ".queue.json.",
+                    ".QUEUE.md.",
+                    ".mosaic-queue.",
+                    "mosaic-queue.",
+                ]
+                .iter()
+                .any(|pre| name.starts_with(pre));
+            if temp && failed_unlink.as_deref() != Some(dir.join(&name).as_path()) {
+                return Err(format!("left the temp file {name}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A failed fsync is never followed by a receipt. The fsync of .git after an acknowledged
+/// write removed its lock holds no queue data (at worst a dead lock comes back after a crash),
+/// so a review request's outcome write may go on; and the read view is never fsynced.
+fn no_receipt_after_failed_fsync(events: &[Event]) -> Result<(), String> {
+    let Some(at) = events.iter().position(|e| matches!(e, Event::Fault { .. })) else {
+        return Ok(());
+    };
+    let Event::Fault { op, .. } = &events[at] else {
+        return Ok(());
+    };
+    let synced = matches!(op, Op::Fsync(_) | Op::FsyncDir(_));
+    let releasing = events[..at]
+        .iter()
+        .rev()
+        .find(|e| matches!(e, Event::Ok { .. }))
+        .is_some_and(|e| {
+            matches!(e, Event::Ok { op: Op::Unlink(p), .. } if p.ends_with(".git/mosaic-queue.lock"))
+        });
+    let view = op.path().to_string_lossy().contains(".mosaic-queue.view.");
+    if synced && !releasing && !view {
+        let later = events[at..].iter().any(|e| {
+            matches!(e, Event::Mark { what, text, .. } if what == "printed" && text.starts_with("ok "))
+        });
+        if later {
+            return Err("a receipt printed after a failed fsync".to_owned());
+        }
+    }
+    Ok(())
+}
+
+fn outcome(work: &Checkout, gitea: &Gitea, printed: &BTreeSet<String>) -> Outcome {
+    let mut files = Vec::new();
+    for (path, bytes) in work.disk.files(&work.paths.plans) {
+        files.push((path.display().to_string(), bytes));
+    }
+    for (path, bytes) in work.disk.files(&work.paths.git_dir) {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name.contains("mosaic-queue") {
+            // The read view names the inode of the file it verified: by its presence.
+            let bytes = if name == "mosaic-queue.view" {
+                Vec::new()
+            } else {
+                bytes
+            };
+            files.push((path.display().to_string(), bytes));
+        }
+    }
+    let comments = gitea.comments().into_iter().map(|c| c.body).collect();
+    (files, printed.clone(), comments)
+}
+
+/// The rules find what they exist to find: a temp file left behind, and a receipt printed
+/// after a failed fsync.
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::store::tests::scenarios;
+
+    #[test]
+    fn a_temp_file_left_behind_breaks_the_rules() {
+        let s = scenarios::note();
+        let work = s.checkout.clone();
+        assert_eq!(rules(&s, &work, &Ok(Vec::new()), &[]), Ok(()));
+        work.disk
+            .put(&work.paths.plans.join(".queue.json.7.tmp"), b"half");
+        assert_eq!(
+            rules(&s, &work, &Ok(Vec::new()), &[]),
+            Err("left the temp file .queue.json.7.tmp".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_receipt_after_a_failed_fsync_breaks_the_rules() {
+        let dir = PathBuf::from("/mem/repo/docs/plans");
+        let printed = Event::Mark {
+            n: 2,
+            what: "printed".to_owned(),
+            text: "ok darkwing-1-note rev 2 note 1".to_owned(),
+        };
+        let fsync = Event::Fault {
+            n: 2,
+            op: Op::FsyncDir(dir.clone()),
+        };
+        let read = Event::Fault {
+            n: 2,
+            op: Op::Read(dir.join("queue.json")),
+        };
+        assert_eq!(
+            no_receipt_after_failed_fsync(&[fsync, printed.clone()]),
+            Err("a receipt printed after a failed fsync".to_owned())
+        );
+        assert_eq!(no_receipt_after_failed_fsync(&[read, printed]), Ok(()));
+    }
+}

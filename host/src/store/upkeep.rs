@@ -1,0 +1,179 @@
+//! The verbs that look after the queue's files rather than its rows, as the session runs them:
+//! `verify` (the file, its history, the table), `render` (a stale table rewritten), `sync` (a
+//! visible tail made durable) and `unlock` (a dead lock removed). Each returns what the CLI
+//! prints; none logs an entry.
+
+use mosaic_queue_core::{BodyStatus, Entry, table};
+
+use super::lock::{self, Class, Unlocked};
+use super::session::{Session, SessionError};
+use super::world::World;
+use super::{Loaded, Paths};
+
+/// What `verify` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    pub rev: u64,
+    pub entries: usize,
+    /// The witness's revision (0 with none, which `load` refuses).
+    pub witness_rev: u64,
+}
+
+/// What `render` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rendered {
+    /// The table was current at this revision: nothing written.
+    Current(u64),
+    /// The table was stale and is now rendered at this revision.
+    Rewritten(u64),
+}
+
+/// What `sync` confirmed: the revision, the ops it made durable (oldest first), and the op it
+/// was asked about.
+#[derive(Debug, Clone)]
+pub struct Synced {
+    pub rev: u64,
+    pub tail: Vec<Entry>,
+    pub asked: Option<Entry>,
+}
+
+impl Session<'_> {
+    /// `verify [--current]`: the file verifies and extends the witness; with `current`, the
+    /// table is a current render of it.
+    pub fn verify(&self, current: bool) -> Result<Verified, SessionError> {
+        let loaded = self.load()?;
+        if current {
+            let md = self.table_text()?;
+            let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+            match super::table_status(&loaded.queue, body) {
+                BodyStatus::Current => {}
+                BodyStatus::Stale { rev } => {
+                    return Err(SessionError::TableStale {
+                        rev,
+                        then: "look, then run `mosaic-queue render`",
+                    });
+                }
+                BodyStatus::Unknown => {
+                    return Err(SessionError::NotARender(
+                        "restore it with git, then run `mosaic-queue render`",
+                    ));
+                }
+            }
+        }
+        Ok(Verified {
+            rev: loaded.queue.revision(),
+            entries: loaded.queue.file().log.len(),
+            witness_rev: loaded.witness.as_ref().map_or(0, |w| w.revision),
+        })
+    }
+
+    /// `render [--check]`: rewrites a stale table (with `check`, refuses it instead); a
+    /// current one is left alone.
+    pub fn render(&self, check: bool) -> Result<Rendered, SessionError> {
+        let loaded = self.load()?;
+        let md = self.table_text()?;
+        let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+        let rev = loaded.queue.revision();
+        match super::table_status(&loaded.queue, body) {
+            BodyStatus::Current => Ok(Rendered::Current(rev)),
+            BodyStatus::Stale { rev: old } if check => Err(SessionError::TableStale {
+                rev: old,
+                then: "run `mosaic-queue render`",
+            }),
+            BodyStatus::Stale { .. } => {
+                self.rewrite_table(&loaded.queue, &md)?;
+                Ok(Rendered::Rewritten(rev))
+            }
+            BodyStatus::Unknown => Err(SessionError::NotARender(
+                "restore it with git or re-apply the edit as queue ops first",
+            )),
+        }
+    }
+
+    /// `sync [--op ID]`: writes the verified file again, then the witness, for a file ahead of
+    /// it. An op asked about that is not in the log is refused before anything is written.
+    pub fn sync(&self, op: Option<&str>) -> Result<Synced, SessionError> {
+        // Unchecked, so that a file that does not extend the witness gets sync's own refusal.
+        let loaded = self.load_unchecked()?;
+        let confirmed = confirmed_rev(&loaded)?;
+        let queue = &loaded.queue;
+        let rev = queue.revision();
+        let asked = match op {
+            Some(op) => {
+                Some(
+                    queue
+                        .entry_for_op(op)
+                        .cloned()
+                        .ok_or_else(|| SessionError::NotInLog {
+                            op: op.to_owned(),
+                            rev,
+                        })?,
+                )
+            }
+            None => None,
+        };
+        let tail: Vec<Entry> = queue
+            .file()
+            .log
+            .iter()
+            .filter(|e| e.rev > confirmed)
+            .cloned()
+            .collect();
+        if !tail.is_empty() {
+            // Loaded unchecked: the chain is hashed from genesis, not continued from the old
+            // witness.
+            self.confirm(&loaded, None)?;
+        }
+        Ok(Synced { rev, tail, asked })
+    }
+}
+
+/// The revision already confirmed durable: the witness's, or 0 for a file holding genesis
+/// alone with no witness. Anything else that does not extend the witness is Manual recovery.
+fn confirmed_rev(loaded: &Loaded) -> Result<u64, SessionError> {
+    let rev = loaded.queue.revision();
+    match &loaded.witness {
+        None if rev == 1 => Ok(0),
+        None => Err(SessionError::SyncWithoutWitness { rev }),
+        Some(w) => match loaded.queue.check_extends(&loaded.sha, w) {
+            Ok(()) => Ok(w.revision),
+            Err(e) => {
+                let msg = e.to_string();
+                let hint = if msg.contains("Manual recovery") {
+                    ""
+                } else {
+                    " (see Manual recovery)"
+                };
+                Err(SessionError::SyncLost(format!("{msg}{hint}")))
+            }
+        },
+    }
+}
+
+/// `unlock`: removes a dead or mismatched queue lock under the unlock gate. It never takes the
+/// queue lock and does not need a valid queue.json, since a killed recovery may have left it.
+pub fn unlock(world: World<'_>, paths: &Paths) -> Result<Unlocked, SessionError> {
+    check_canonical(world, paths)?;
+    Ok(lock::unlock_with(
+        world.io,
+        world.probe,
+        paths,
+        &world.clock.now(),
+    )?)
+}
+
+/// `unlock --check-gate`: classifies a stale unlock gate and removes nothing.
+pub fn check_gate(world: World<'_>, paths: &Paths) -> Result<Option<Class>, SessionError> {
+    check_canonical(world, paths)?;
+    Ok(lock::check_gate_with(world.io, world.probe, paths)?)
+}
+
+/// The canonical-checkout rules, as far as queue.json can tell them: a file that is missing or
+/// does not verify still lets `unlock` run, because the lock lives in this checkout's own .git
+/// and Manual recovery may need it removed.
+fn check_canonical(world: World<'_>, paths: &Paths) -> Result<(), SessionError> {
+    match super::load_unchecked(world.io, paths) {
+        Ok(loaded) => Ok(world.repo.check_queue(paths, &loaded.queue)?),
+        Err(_) => Ok(()),
+    }
+}
