@@ -6,6 +6,7 @@ mod choice;
 mod files;
 mod locks;
 mod queue;
+pub mod run;
 
 use std::path::Path;
 

@@ -5,14 +5,14 @@
 
 use mosaic_queue_core::Entry;
 
-use super::{CliResult, Failure, args};
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::Loaded;
 use crate::store::session::{self, Session};
 
-/// `sync [--op ID]`.
-pub fn sync(op: Option<&str>) -> CliResult {
+/// `sync [--op ID]`: with `op`, says whether that op is durable.
+pub fn sync(op: Option<&str>, reply: &mut dyn Reply) -> Replied {
     if let Some(op) = op {
-        args::check_op(op)?;
+        crate::values::check_op(op)?;
     }
     let paths = session::locate()?;
     session::check_filesystem(&paths)?;
@@ -46,26 +46,21 @@ pub fn sync(op: Option<&str>) -> CliResult {
     }
     for e in &tail {
         // Op ids and seat names passed replay's checks, so each stays on one line.
-        crate::say!(
+        reply.line(&format!(
             "durable {} rev {} (by {}): tell {}",
-            e.op,
-            e.rev,
-            e.by,
-            e.by
-        );
+            e.op, e.rev, e.by, e.by
+        ))?;
     }
     match asked {
-        Some(e) => crate::say!(
+        Some(e) => reply.line(&format!(
             "ok sync rev {rev}: {} is durable at rev {} (by {})",
-            e.op,
-            e.rev,
-            e.by
-        ),
-        None if tail.is_empty() => crate::say!("ok sync rev {rev}: nothing to confirm"),
+            e.op, e.rev, e.by
+        ))?,
+        None if tail.is_empty() => reply.line(&format!("ok sync rev {rev}: nothing to confirm"))?,
         None => {
             let n = tail.len();
             let ops = if n == 1 { "op" } else { "ops" };
-            crate::say!("ok sync rev {rev}: {n} {ops} confirmed durable");
+            reply.line(&format!("ok sync rev {rev}: {n} {ops} confirmed durable"))?;
         }
     }
     held.release_after_answer();

@@ -2,23 +2,26 @@
 //! with `--check-gate` only classifies a stale gate. It never takes the queue lock, and it does
 //! not need a valid queue.json, since a killed recovery may be what left the lock.
 
-use super::{CliResult, Failure};
 use crate::checkout;
 use crate::clock;
 use crate::io::RealIo;
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::lock::{self, Class};
 use crate::store::session;
 use crate::store::{self, Paths};
 
 /// `unlock [--check-gate]`.
-pub fn unlock(check_gate: bool) -> CliResult {
+pub fn unlock(check_gate: bool, reply: &mut dyn Reply) -> Replied {
     let io = RealIo;
     let paths = session::locate()?;
     check_canonical(&io, &paths)?;
     if check_gate {
-        crate::say!("{}", gate_line(lock::check_gate(&io, &paths)?));
+        reply.line(&gate_line(lock::check_gate(&io, &paths)?))?;
     } else {
-        crate::say!("ok unlock: {}", lock::unlock(&io, &paths, &clock::now())?);
+        reply.line(&format!(
+            "ok unlock: {}",
+            lock::unlock(&io, &paths, &clock::now())?
+        ))?;
     }
     Ok(())
 }
