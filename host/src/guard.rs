@@ -53,7 +53,7 @@ pub fn guard() -> Replied {
 /// The queue paths whose entries in `index` (the default index when `None`) differ from
 /// HEAD's: mode, blob and stage, so an added, removed or conflicted entry counts too. Before
 /// the first commit HEAD has no entries.
-pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'static str>, Failure> {
+fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'static str>, Failure> {
     let in_index = |args: &[&str]| {
         git::text(top, args, index)
             .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
@@ -128,7 +128,7 @@ pub fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> {
 
 /// A hook elsewhere would make `.git/hooks/pre-commit` dead code, so any `core.hooksPath` in
 /// any scope (including `-c` and GIT_CONFIG_* given to this process) refuses.
-pub fn refuse_hooks_path(root: &Path) -> Result<(), Failure> {
+fn refuse_hooks_path(root: &Path) -> Result<(), Failure> {
     match git::run(
         root,
         &["config", "--show-origin", "--get-all", "core.hooksPath"],

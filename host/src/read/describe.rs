@@ -80,7 +80,7 @@ pub fn describe(st: &State, row: &Row) -> String {
 }
 
 /// A row's dependencies for `show`: `#3 (done), #5`.
-pub fn after_text(st: &State, row: &Row) -> String {
+fn after_text(st: &State, row: &Row) -> String {
     let parts: Vec<String> = row
         .after
         .iter()
