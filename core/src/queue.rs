@@ -12,7 +12,7 @@ use crate::canon;
 use crate::digest;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
-    PLAIN_SEMANTICS,
+    PLAIN_SEMANTICS, ResolveArgs,
 };
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::model::{FORMAT_VERSION, QueueFile, Round, Row, Witness};
@@ -179,6 +179,19 @@ impl Queue {
             receipt,
             request: self.request_opened_by(op),
         })
+    }
+
+    /// What `execute` would refuse `review resolve` (as op `op` by `by`) for on the queue as it
+    /// stands, checked without applying it: the rules of `execute` up to its decision (op id,
+    /// actor, numbers) and then the resolve's own (`review::attempts::check_resolve`, which the
+    /// applied entry goes through too). The host asks before it fetches the comment, so a
+    /// resolve that would be refused costs no network call; an op already recorded is the
+    /// caller's to answer first.
+    pub fn check_resolve(&self, args: &ResolveArgs, op: &str, by: &str) -> Result<(), VerbError> {
+        rules::check_op(op)?;
+        rules::check_actor(by)?;
+        verbs::numbers::command(&Command::ReviewResolve(args.clone()))?;
+        review::attempts::check_resolve(&self.state, args, by).map(drop)
     }
 
     /// The review request attempt `op` opened: a `move` into review on a row with reviewers,

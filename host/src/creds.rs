@@ -3,6 +3,7 @@
 //! Gitea client before it sends a byte; the token never reaches a message, a log or a `Debug`.
 
 use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{self, FileType, Mode, OFlags};
@@ -116,6 +117,15 @@ pub fn token_suffix(login: &str) -> String {
 
 /// Checks `path` against the rules for `login`'s token file and reads the token.
 pub fn read_token(path: &Path, login: &str) -> Result<Token, CredentialError> {
+    let suffix = check_path(path, login)?;
+    let linked = check_link(path, &suffix)?;
+    let fd = open_checked(path, &linked)?;
+    read_checked(path, fd)
+}
+
+/// The path rules, before the file is looked at: a valid login, not the shared credential,
+/// and the seat's own suffix, which it returns.
+fn check_path(path: &Path, login: &str) -> Result<String, CredentialError> {
     let valid_login = !login.is_empty()
         && login
             .bytes()
@@ -125,20 +135,25 @@ pub fn read_token(path: &Path, login: &str) -> Result<Token, CredentialError> {
     if !valid_login {
         return Err(CredentialError::BadLogin(login.to_owned()));
     }
-    let owned = || path.to_path_buf();
     let text = path.as_os_str().as_encoded_bytes();
     if text.ends_with(b"/secrets/mosaic.gitea.json") || text == b"secrets/mosaic.gitea.json" {
-        return Err(CredentialError::SharedFile(owned()));
+        return Err(CredentialError::SharedFile(path.to_path_buf()));
     }
     let suffix = token_suffix(login);
     if !text.ends_with(suffix.as_bytes()) {
         return Err(CredentialError::WrongPath {
-            path: owned(),
+            path: path.to_path_buf(),
             login: login.to_owned(),
             suffix,
         });
     }
+    Ok(suffix)
+}
 
+/// What is at the path, not followed: a regular file whose real path still ends in `suffix`
+/// (no directory on the way leads elsewhere). Returns its lstat, for the open to compare.
+fn check_link(path: &Path, suffix: &str) -> Result<fs::Stat, CredentialError> {
+    let owned = || path.to_path_buf();
     let io = |e: std::io::Error| CredentialError::Io(owned(), e);
     let linked = match fs::lstat(path) {
         Ok(st) => st,
@@ -159,10 +174,17 @@ pub fn read_token(path: &Path, login: &str) -> Result<Token, CredentialError> {
         return Err(CredentialError::RealPathElsewhere {
             path: owned(),
             real,
-            suffix,
+            suffix: suffix.to_owned(),
         });
     }
+    Ok(linked)
+}
 
+/// The file opened without following a link, and checked on the open descriptor: the regular
+/// file `linked` saw, owned by this user, mode 0600.
+fn open_checked(path: &Path, linked: &fs::Stat) -> Result<OwnedFd, CredentialError> {
+    let owned = || path.to_path_buf();
+    let io = |e: std::io::Error| CredentialError::Io(owned(), e);
     // NONBLOCK: a fifo swapped in after the lstat must not hang the open; fstat refuses it.
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
     let fd = match fs::open(path, flags, Mode::empty()) {
@@ -189,13 +211,19 @@ pub fn read_token(path: &Path, login: &str) -> Result<Token, CredentialError> {
             mode,
         });
     }
+    Ok(fd)
+}
 
+/// The token from the checked descriptor, read up to one byte past the cap; the buffer is
+/// overwritten before it is dropped.
+fn read_checked(path: &Path, fd: OwnedFd) -> Result<Token, CredentialError> {
+    let owned = || path.to_path_buf();
     let mut bytes = Vec::with_capacity(MAX_TOKEN_BYTES + 1);
     let read = std::fs::File::from(fd)
         .take(MAX_TOKEN_BYTES as u64 + 1)
         .read_to_end(&mut bytes);
     let result = match read {
-        Err(e) => Err(io(e)),
+        Err(e) => Err(CredentialError::Io(owned(), e)),
         Ok(_) if bytes.len() > MAX_TOKEN_BYTES => Err(CredentialError::TooLarge(owned())),
         Ok(_) => token_text(&bytes)
             .map(|t| Token(Wiped(t.to_owned())))

@@ -1,17 +1,30 @@
 //! mosaic-queue: the native CLI around `mosaic-queue-core`. Everything that touches the world
 //! lives here: the I/O layer, the lock and witness, the durable write, git, and the clock.
-//! `main.rs` only parses arguments and maps failures to exit codes.
+//! The faces (`cli`, soon an MCP face) parse, call one function of the modules below them
+//! and print what it gives to their `reply::Reply`; `main.rs` only maps the outcome to an
+//! exit code.
 
+pub mod actor;
+pub mod change;
 pub mod checkout;
 pub mod cli;
 pub mod clock;
 pub mod commit;
 pub mod creds;
+pub mod demo;
 pub mod doctor;
 pub mod exit;
 pub mod git;
 pub mod gitea;
+pub mod guard;
+pub mod input;
 pub mod io;
+pub mod read;
+pub mod recovery;
+pub mod reply;
+pub mod review;
 pub mod sandbox;
 pub mod seam;
+pub mod snapshot;
 pub mod store;
+pub mod values;

@@ -4,7 +4,8 @@
 //! goes to stdout as well as the failure's line to stderr.
 
 use clap::error::ErrorKind;
-use mosaic_queue::cli::{self, output};
+use mosaic_queue::cli::output::{Printed, warn};
+use mosaic_queue::cli::{self, help, usage};
 use mosaic_queue::exit::Exit;
 
 fn main() {
@@ -15,13 +16,13 @@ fn main() {
         .skip(1)
         .take_while(|a| *a != "--")
         .any(|a| a == "--json");
-    let parsed = match cli::help::parse_from(&argv) {
+    let parsed = match help::parse_from(&argv) {
         Ok(c) => c,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             // Help and version are an answer on stdout: one that cannot be written fails the
             // command, as every other answer does (docs/limits.md).
             if let Err(why) = e.print() {
-                cli::warn(&format!("mosaic-queue: cannot write to stdout: {why}"));
+                warn(&format!("mosaic-queue: cannot write to stdout: {why}"));
                 std::process::exit(Exit::Failed.code());
             }
             std::process::exit(0);
@@ -29,25 +30,16 @@ fn main() {
         Err(e) => {
             // One line whether or not --json was asked for: a refused value exits 2, a slip
             // of shape 4 (cli/usage.rs).
-            let failure = cli::usage::failure(&e, &argv);
-            cli::warn(&format!("mosaic-queue: {}", failure.message));
-            if json {
-                output::set_json(true);
-                std::process::exit(output::finish("", false, &Err(failure)));
-            }
-            std::process::exit(failure.exit.code());
+            let failure = usage::failure(&e, &argv);
+            warn(&format!("mosaic-queue: {}", failure.message));
+            std::process::exit(Printed::new(json).finish("", false, &Err(failure)));
         }
     };
-    output::set_json(parsed.json);
+    let mut printed = Printed::new(parsed.json);
     let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
-    let result = cli::run(parsed);
+    let result = cli::run(parsed, &mut printed);
     if let Err(f) = &result {
-        cli::warn(&format!("mosaic-queue: {}", f.message));
+        warn(&format!("mosaic-queue: {}", f.message));
     }
-    let code = if output::json() {
-        output::finish(verb, change, &result)
-    } else {
-        result.err().map_or(0, |f| f.exit.code())
-    };
-    std::process::exit(code);
+    std::process::exit(printed.finish(verb, change, &result));
 }

@@ -223,6 +223,40 @@ pub(crate) fn outcome(
     Ok(())
 }
 
+/// What `review resolve` is refused for on `state` as it stands, before anything changes: a
+/// comment id of 0, a row that is done or missing, an actor who is not the owner, jason or
+/// sage, an attempt that is not there or already posted or failed. `resolve` applies through
+/// it, and `Queue::check_resolve` asks it before the host fetches the comment. Returns the
+/// row's position and the attempt's.
+pub(crate) fn check_resolve(
+    state: &State,
+    a: &ResolveArgs,
+    by: &str,
+) -> Result<(usize, (usize, usize)), VerbError> {
+    if a.comment == 0 {
+        return Err(ReviewError::BadComment { value: 0 }.into());
+    }
+    let pos = state.open_pos(a.id)?;
+    if !owner_or_privileged(state.rows[pos].owner.as_deref(), by) {
+        return Err(VerbError::NotAllowed {
+            actor: String::from(by),
+            action: format!("resolve a request on row {}", a.id),
+            who: "the owner, jason or sage",
+        });
+    }
+    let at = find(state, pos, &a.attempt)?;
+    let round = &state.rows[pos].review.as_ref().expect("found").rounds[at.0];
+    let before = round.attempts[at.1].state;
+    if matches!(before, AttemptState::Posted | AttemptState::Failed) {
+        return Err(ReviewError::CannotResolve {
+            attempt: a.attempt.clone(),
+            state: before.as_str(),
+        }
+        .into());
+    }
+    Ok((pos, at))
+}
+
 /// `review resolve ID OP --comment N`: the comment a person found (and the host fetched and
 /// checked) is the attempt's; the attempt becomes posted.
 pub(crate) fn resolve(
@@ -232,25 +266,10 @@ pub(crate) fn resolve(
     out: &mut String,
 ) -> Result<(), VerbError> {
     needs_semantics_2("review-resolve", ctx)?;
-    if a.comment == 0 {
-        return Err(ReviewError::BadComment { value: 0 }.into());
-    }
-    let pos = state.open_pos(a.id)?;
-    if !owner_or_privileged(state.rows[pos].owner.as_deref(), ctx.by) {
-        let action = format!("resolve a request on row {}", a.id);
-        return Err(not_allowed(ctx, action, "the owner, jason or sage"));
-    }
-    let at = find(state, pos, &a.attempt)?;
+    let (pos, at) = check_resolve(state, a, ctx.by)?;
     let round_number = state.rows[pos].review.as_ref().expect("found").rounds[at.0].round;
     let attempt = attempt_mut(state, pos, at);
     let before = attempt.state;
-    if matches!(before, AttemptState::Posted | AttemptState::Failed) {
-        return Err(ReviewError::CannotResolve {
-            attempt: a.attempt.clone(),
-            state: before.as_str(),
-        }
-        .into());
-    }
     attempt.state = AttemptState::Posted;
     attempt.comment = Some(a.comment);
     push_head(out, "review resolve ", a.id, round_number, &a.attempt);

@@ -1,252 +1,46 @@
-//! `demo`: builds a scratch canonical checkout under the system temp dir and runs genesis and a
-//! few seats' changes in it (a take, a `next --explain`, one refused, one retried) through the
-//! CLI's own code paths, then prints the table and the commands to try next. The working
-//! directory does not matter.
-
-use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+//! `demo`'s steps as the command line takes them: each line of `demo::STEPS` split into words
+//! as a shell would, parsed by the CLI's own parser and run by the function its verb calls.
+//! The scratch checkout and the transcript are `crate::demo`'s.
 
 use clap::Parser;
 
-use super::{Cli, CliResult, Failure, Verb, args, coord, guard, write};
-use crate::checkout;
+use super::args;
+use super::grammar::{Cli, Verb};
+use crate::change::{change_in, take_in};
+use crate::read::explain::next_explained_in;
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::Paths;
-use crate::store::session;
+use crate::values::check_op;
 
-/// The sample migration map's table: the rows the demo checkout starts from.
-const MAP_TABLE: &str = "\
-| # | Piece | Owner | Status | Gate | Issues | Note |
-| --- | --- | --- | --- | --- | --- | --- |
-| 1 | Queue as data | darkwing | in-progress | jason | #1508 | section 8 of the plan |
-| 2 | Review requests | | queued | | #1510, #1511 | piece D |
-| 3 | Dispatcher cleanup | flicker | blocked | | #1499 | |
-| 4 | Old dashboard | | parked | | | |
-";
-
-const QUEUE_MD: &str = "\
-# Queue
-
-Hand-written header: how the team uses this table. The table between the markers is generated
-by mosaic-queue; change it with queue ops, never by hand.
-
-<!-- mosaic-queue:begin -->
-(the legacy table; genesis keeps it as the legacy view)
-<!-- mosaic-queue:end -->
-";
-
-/// Where the map lives in the checkout, as in the contract's bootstrap.
-const MAP_PATH: &str = "agents/darkwing/work/queue-migration-map.md";
-
-/// The wrappers a checkout ships, committed before genesis like the contract's bootstrap.
-const SCRIPTS: [(&str, &str); 2] = [
-    (
-        "scripts/git-hooks/pre-commit",
-        include_str!("../../scripts/git-hooks/pre-commit"),
-    ),
-    (
-        "scripts/queue-commit.sh",
-        include_str!("../../scripts/queue-commit.sh"),
-    ),
-];
-
-/// The changes the demo runs, as a seat would type them (single quotes group words), each with
-/// what it shows: a read explains what `next` gives, most steps apply, one takes nothing, one is
-/// refused, and the last retries the first.
-const STEPS: &[(&str, &str)] = &[
-    (
-        "darkwing takes row 2",
-        "move 2 in-progress --op darkwing-2-start-1 --by darkwing",
-    ),
-    (
-        "the lead adds a row",
-        "add --piece 'Node shim' --issues 1520 --note 'after the core' --op lead-add-node-shim --by lead",
-    ),
-    (
-        "the lead adds a row that waits on row 5",
-        "add --piece 'Node docs' --after 5 --op lead-add-node-docs --by lead",
-    ),
-    (
-        "what would huey get, and why not the other rows?",
-        "next huey --explain",
-    ),
-    (
-        "huey takes it: the claim and the start are one entry under the lock",
-        "take --op huey-take-1 --by huey",
-    ),
-    (
-        "nothing left for louie: row 6 waits on row 5; nothing is written",
-        "take --op louie-take-1 --by louie",
-    ),
-    (
-        "darkwing blocks row 1, with the reason the table shows",
-        "move 1 blocked --reason 'waiting on the host' --op darkwing-1-block-1 --by darkwing",
-    ),
-    (
-        "flicker notes its own row",
-        "note 3 'unblocked once #1508 lands' --op flicker-3-note-1 --by flicker",
-    ),
-    (
-        "refused: flicker does not own row 2; nothing is written",
-        "release 2 --op flicker-2-release-1 --by flicker",
-    ),
-    (
-        "a retry of an acknowledged op: its original receipt, nothing written",
-        "move 2 in-progress --op darkwing-2-start-1 --by darkwing",
-    ),
-];
-
-/// `demo`.
-pub fn demo() -> CliResult {
-    let dir = new_dir()?;
-    let built = build(&dir);
-    if built.is_err() {
-        // Nothing of a half-built demo is worth keeping.
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    built
-}
-
-/// A new, empty directory under the system temp dir, by its real path (the canonical root is
-/// compared by real path).
-fn new_dir() -> Result<PathBuf, Failure> {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = std::env::temp_dir();
-    let dir = tmp.join(format!(
-        "mosaic-queue-demo-{}-{nanos:08x}",
-        std::process::id()
-    ));
-    std::fs::create_dir(&dir)
-        .map_err(|e| Failure::failed(format!("cannot create {}: {e}", dir.display())))?;
-    dir.canonicalize()
-        .map_err(|e| Failure::failed(format!("cannot resolve {}: {e}", dir.display())))
-}
-
-fn build(dir: &Path) -> CliResult {
-    git(dir, &["init", "-q", "-b", "main"])?;
-    let paths = checkout::locate(dir)?;
-    write_file(&paths.queue_md, QUEUE_MD)?;
-    // Checked before anything is committed: the durability claims need one of these.
-    session::check_filesystem(&paths).map_err(|e| {
-        Failure::refused(format!(
-            "cannot build the demo in {}: {e}; set TMPDIR to a directory on one of them",
-            std::env::temp_dir().display()
-        ))
-    })?;
-    let blob = git(dir, &["hash-object", "docs/plans/QUEUE.md"])?;
-    let map = dir.join(MAP_PATH);
-    write_file(
-        &map,
-        &format!("# Queue migration map\n\nsource: docs/plans/QUEUE.md blob {blob}\n\n{MAP_TABLE}"),
-    )?;
-    for (rel, text) in SCRIPTS {
-        write_executable(&dir.join(rel), text)?;
-    }
-    git_commit(
-        dir,
-        &["docs/plans", MAP_PATH, "scripts"],
-        "QUEUE.md with its markers, the migration map and the queue's scripts",
-    )?;
-
-    crate::say!("demo checkout: {}", dir.display());
-    crate::say!();
-    crate::say!("$ mosaic-queue genesis --map {MAP_PATH} --op jason-genesis-demo --by jason");
-    write::genesis_in(&paths, &map, "jason-genesis-demo", "jason")?;
-    crate::say!("$ git commit -m 'queue genesis' docs/plans");
-    git_commit(dir, &["docs/plans"], "queue genesis")?;
-    // Installed after the genesis commit, which the demo makes with plain git: the guard
-    // would rightly refuse it. A refusal (a core.hooksPath in the user's global config)
-    // shows in the transcript like any other.
-    crate::say!("$ mosaic-queue install-hook --by jason");
-    match guard::install_hook_in(dir, "jason") {
-        Ok(receipt) => crate::say!("{receipt}"),
-        Err(f) => crate::say!("mosaic-queue: {} (exit {})", f.message, f.exit.code()),
-    }
-    for (what, step) in STEPS {
-        crate::say!("# {what}");
-        crate::say!("$ mosaic-queue {step}");
-        if let Err(f) = run_step(&paths, step) {
-            crate::say!("mosaic-queue: {} (exit {})", f.message, f.exit.code());
-        }
-    }
-
-    // doctor: the read-only check that names anything stuck and the command that cures it.
-    crate::say!("# doctor: anything stuck, and the command that cures it");
-    crate::say!("$ mosaic-queue doctor");
-    let report = crate::doctor::inspect_checkout(dir)
-        .map_err(|e| Failure::failed(format!("doctor could not look: {e}")))?;
-    for f in &report.findings {
-        crate::say!("{}", f.line());
-    }
-    if report.healthy {
-        let rev = report.revision.unwrap_or_default();
-        crate::say!("ok doctor rev {rev}: nothing needs doing");
-    }
-
-    let md = super::write::read_queue_md(&paths)?;
-    crate::say!();
-    crate::say!("docs/plans/QUEUE.md:");
-    crate::say!();
-    super::out(&md)?;
-    crate::say!();
-    // Printed as they run: the binary by its absolute path (it need not be on PATH), quoted
-    // for a POSIX shell, after a `cd` into the checkout.
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| String::from("mosaic-queue"));
-    let exe = shell_quote(&exe);
-    crate::say!("Try next (each line as printed, in a POSIX shell):");
-    crate::say!("  cd {}", shell_quote(&dir.display().to_string()));
-    crate::say!("  {exe} list");
-    crate::say!("  {exe} next darkwing --explain");
-    crate::say!("  {exe} prime huey");
-    crate::say!(
-        "  {exe} move 2 in-review --candidate HEAD --issue 1510 --op darkwing-2-review-1 --by darkwing"
-    );
-    crate::say!("  {exe} verify --current");
-    crate::say!("  {exe} log 2 --limit 3");
-    Ok(())
-}
-
-/// `text` as one word for a POSIX shell: bare when it holds only characters no shell treats
-/// specially, else in single quotes (a quote inside becomes `'\''`).
-fn shell_quote(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        return text.to_owned();
-    }
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
-/// One change, parsed by the CLI's own parser and run by its own path; prints the receipt.
-fn run_step(paths: &Paths, line: &str) -> CliResult {
+/// One step in the scratch checkout at `paths`, parsed by the CLI's own parser and run by its
+/// own path; gives the receipt.
+pub fn run_step(paths: &Paths, line: &str, reply: &mut dyn Reply) -> Replied {
     let argv = std::iter::once(String::from("mosaic-queue")).chain(words(line));
     let cli = Cli::try_parse_from(argv).map_err(|e| Failure::usage(e.to_string()))?;
     let (command, change) = match cli.verb {
         Verb::Next {
             seat: Some(seat), ..
-        } => return coord::next_explained_in(paths, &seat),
+        } => return next_explained_in(paths, &seat, reply),
         Verb::Take { change } => {
             let by = change
                 .by
                 .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
-            return coord::take_in(paths, &change.op, &by);
+            return take_in(paths, &change.op, &by, reply);
         }
         verb => args::command(verb)?,
     };
-    args::check_op(&change.op)?;
+    check_op(&change.op)?;
     // Each step names its actor; MOSAIC_AGENT_NAME in the caller's environment plays no part.
     let by = change
         .by
         .as_deref()
         .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
-    write::change_in(paths, &command, &change.op, by)
+    change_in(paths, &command, &change.op, by, reply)
 }
 
 /// Splits a step into words at spaces; single quotes group words (`''` is an empty word), as
 /// in a shell.
-pub(super) fn words(line: &str) -> Vec<String> {
+pub fn words(line: &str) -> Vec<String> {
     let (mut out, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
     for c in line.chars() {
         match c {
@@ -272,55 +66,10 @@ pub(super) fn words(line: &str) -> Vec<String> {
     out
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| Failure::failed(format!("cannot create {}: {e}", parent.display())))?;
-    }
-    std::fs::write(path, text)
-        .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))
-}
-
-/// A script the checkout runs, mode 0755 whatever the umask, so git records it executable.
-fn write_executable(path: &Path, text: &str) -> Result<(), Failure> {
-    use std::os::unix::fs::PermissionsExt;
-    write_file(path, text)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| Failure::failed(format!("cannot make {} executable: {e}", path.display())))
-}
-
-fn git_commit(dir: &Path, paths: &[&str], message: &str) -> Result<(), Failure> {
-    let mut add = vec!["add", "--"];
-    add.extend_from_slice(paths);
-    git(dir, &add)?;
-    // Identity and signing on the command line only: the demo never touches any git config.
-    git(
-        dir,
-        &[
-            "-c",
-            "user.name=mosaic-queue demo",
-            "-c",
-            "user.email=demo@mosaic-queue.invalid",
-            "-c",
-            "commit.gpgsign=false",
-            "commit",
-            "-q",
-            "-m",
-            message,
-        ],
-    )?;
-    Ok(())
-}
-
-/// Runs git in the scratch checkout, the one repository the CLI ever writes to.
-fn git(dir: &Path, args: &[&str]) -> Result<String, Failure> {
-    crate::git::run(dir, args)
-        .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::demo::STEPS;
 
     #[test]
     fn words_group_quoted_text() {
@@ -329,13 +78,6 @@ mod tests {
             ["add", "--piece", "Node shim", "--op", "x"]
         );
         assert_eq!(words("note 3 '' --op x"), ["note", "3", "", "--op", "x"]);
-    }
-
-    #[test]
-    fn shell_quote_leaves_plain_paths_bare() {
-        assert_eq!(shell_quote("/tmp/x/mosaic-queue"), "/tmp/x/mosaic-queue");
-        assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
-        assert_eq!(shell_quote(""), "''");
     }
 
     #[test]

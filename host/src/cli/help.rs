@@ -2,18 +2,10 @@
 //! parser `main` runs, and the shell completions and man pages generated from the same
 //! definitions, so none of them can drift from what the binary accepts.
 
-use clap::{ArgMatches, Command, CommandFactory, FromArgMatches, ValueEnum};
+use clap::{ArgMatches, Command, CommandFactory, FromArgMatches};
 
-use super::{Cli, CliResult, Failure};
-
-/// The shells `completions` writes a script for.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Shell {
-    Bash,
-    Zsh,
-    Fish,
-    Powershell,
-}
+use super::grammar::{Cli, Shell};
+use crate::reply::{Failure, Replied, Reply};
 
 /// The verb groups of the top-level help, in order. A test holds every verb to exactly one.
 pub const GROUPS: &[(&str, &[&str])] = &[
@@ -117,7 +109,7 @@ where
 }
 
 /// `completions SHELL`: the script on stdout.
-pub fn completions(shell: Shell) -> CliResult {
+pub fn completions(shell: Shell, reply: &mut dyn Reply) -> Replied {
     use clap_complete::Shell as S;
     let shell = match shell {
         Shell::Bash => S::Bash,
@@ -127,12 +119,12 @@ pub fn completions(shell: Shell) -> CliResult {
     };
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command(), "mosaic-queue", &mut script);
-    super::out(&String::from_utf8_lossy(&script))
+    reply.text(&String::from_utf8_lossy(&script))
 }
 
 /// `man [VERB...]`: the top-level page, or the page of the verb the words name
 /// (`review request`), in roff.
-pub fn man(words: &[String]) -> CliResult {
+pub fn man(words: &[String], reply: &mut dyn Reply) -> Replied {
     let mut cmd = command();
     for word in words {
         cmd = cmd.find_subcommand(word).cloned().ok_or_else(|| {
@@ -146,7 +138,7 @@ pub fn man(words: &[String]) -> CliResult {
     clap_mangen::Man::new(cmd)
         .render(&mut page)
         .map_err(|e| Failure::failed(format!("cannot render the man page: {e}")))?;
-    super::out(&String::from_utf8_lossy(&page))
+    reply.text(&String::from_utf8_lossy(&page))
 }
 
 #[cfg(test)]

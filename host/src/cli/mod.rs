@@ -1,897 +1,122 @@
-//! The command line: clap definitions, the actor rule, and the mapping of every failure to
-//! one line on stderr with the contract's exit code (0 ok, 1 failed, 2 invalid or refused,
-//! 3 uncertain, 4 usage). Each verb family lives in its own file.
+//! The command line: it parses (`grammar`, `args`, `usage`, `help`), calls the one function
+//! below it that answers the verb, and prints (`output`). Each answer, with its JSON document
+//! and its failure, is built by code every face shares (`crate::reply` and the verbs' own
+//! modules); nothing here reads or writes the queue. The dispatcher imports the files of
+//! this folder, never the other way.
 
 mod args;
-mod commit;
-mod coord;
 mod demo;
-mod doctor;
-mod guard;
+mod grammar;
 pub mod help;
-mod log;
-mod map_check;
-pub mod number;
 pub mod output;
-mod prime;
-mod read;
-mod recovery;
-mod review;
-mod review_commit;
-mod snapshot;
-mod sync;
-mod unlock;
 pub mod usage;
-mod verify_snapshot;
-mod wait;
-mod write;
 
-use std::path::{Path, PathBuf};
+use crate::reply::{Replied, Reply};
+use crate::{change, commit, doctor, guard, read, recovery, review, snapshot};
 
-use clap::{Args, Parser, Subcommand};
-use mosaic_queue_core::{QueueError, VerbError};
+pub use self::grammar::{Change, Cli, ReviewVerb, Verb};
 
-use self::review_commit::VerifyCommitError;
-use crate::checkout::CheckoutError;
-use crate::exit::Exit;
-use crate::sandbox::SandboxError;
-use crate::store::StoreError;
-use crate::store::lock::LockError;
-use crate::store::session::{self, Kind, SessionError};
-
-/// A failed command: the one line to print, how the command ends, and for `--json` its stable
-/// kind and whether the same command may simply be run again.
-#[derive(Debug)]
-pub struct Failure {
-    pub exit: Exit,
-    pub message: String,
-    /// The error type's stable kind (the core's, or the host's); `None`: the exit code's.
-    kind: Option<&'static str>,
-    /// Set where the same command with the same op id may simply be run again although the
-    /// exit is not 3 (a lock wait that ran out, a file changed underneath).
-    retry: bool,
-}
-
-impl Failure {
-    pub fn new(exit: Exit, message: impl Into<String>) -> Failure {
-        Failure {
-            exit,
-            message: message.into(),
-            kind: None,
-            retry: false,
-        }
-    }
-
-    pub fn failed(message: impl Into<String>) -> Failure {
-        Failure::new(Exit::Failed, message)
-    }
-
-    pub fn refused(message: impl Into<String>) -> Failure {
-        Failure::new(Exit::Refused, message)
-    }
-
-    pub fn uncertain(message: impl Into<String>) -> Failure {
-        Failure::new(Exit::Uncertain, message)
-    }
-
-    pub fn usage(message: impl Into<String>) -> Failure {
-        Failure::new(Exit::Usage, message).kind("usage")
-    }
-
-    /// Names the failure's stable kind.
-    pub fn kind(mut self, kind: &'static str) -> Failure {
-        self.kind = Some(kind);
-        self
-    }
-
-    /// The stable kind `--json` prints: the error's own, else the exit's.
-    pub fn kind_name(&self) -> &'static str {
-        self.kind.unwrap_or(match self.exit {
-            Exit::Failed => "failed",
-            Exit::Refused => "refused",
-            Exit::Uncertain => "uncertain",
-            Exit::Usage => "usage",
-        })
-    }
-
-    /// Whether the same command with the same op id may simply be run again: after exit 3
-    /// (written or sent, not acknowledged), or when nothing was written for a passing reason.
-    pub fn retryable(&self) -> bool {
-        self.exit == Exit::Uncertain || self.retry
-    }
-
-    /// The step to take next: messages end with it after their last `; ` (the house style);
-    /// one that names none gets its exit's general step.
-    pub fn next(&self) -> String {
-        if let Some((_, step)) = self.message.rsplit_once("; ") {
-            return step.to_owned();
-        }
-        String::from(match self.exit {
-            Exit::Failed => "fix what the message names, then run the same command again",
-            Exit::Refused => {
-                "nothing was changed: correct the data or the request the message names"
-            }
-            Exit::Uncertain => "run the same command with the same op id again",
-            Exit::Usage => "see `mosaic-queue help` and the verb's --help",
-        })
-    }
-}
-
-/// Each domain's error becomes a failure with its own message and the exit it names.
-macro_rules! failure_from {
-    ($($error:ty),* $(,)?) => {$(
-        impl From<$error> for Failure {
-            fn from(e: $error) -> Failure {
-                Failure::new(e.exit(), e.to_string())
-            }
-        }
-    )*};
-}
-
-failure_from!(SandboxError, VerifyCommitError);
-
-/// The errors that name a stable kind, and say whether a plain retry is safe.
-macro_rules! failure_from_kinded {
-    ($($error:ty),* $(,)?) => {$(
-        impl From<$error> for Failure {
-            fn from(e: $error) -> Failure {
-                let mut f = Failure::new(e.exit(), e.to_string()).kind(e.kind());
-                f.retry = e.retryable();
-                f
-            }
-        }
-    )*};
-}
-
-failure_from_kinded!(StoreError, LockError);
-
-impl From<CheckoutError> for Failure {
-    fn from(e: CheckoutError) -> Failure {
-        Failure::new(e.exit(), e.to_string()).kind(e.kind())
-    }
-}
-
-/// A session error is its inner domain's failure (kind and retry included), or its own line.
-impl From<SessionError> for Failure {
-    fn from(e: SessionError) -> Failure {
-        match e {
-            SessionError::Checkout(e) => e.into(),
-            SessionError::Lock(e) => e.into(),
-            SessionError::Store(e) => e.into(),
-            SessionError::Verb(e) => e.into(),
-            SessionError::Queue(e) => e.into(),
-            other => Failure::new(other.exit(), other.to_string()),
-        }
-    }
-}
-
-impl From<VerbError> for Failure {
-    fn from(e: VerbError) -> Failure {
-        Failure::refused(format!("refused: {e}")).kind(e.kind())
-    }
-}
-
-impl From<mosaic_queue_core::ReviewError> for Failure {
-    fn from(e: mosaic_queue_core::ReviewError) -> Failure {
-        Failure::refused(format!("refused: {e}")).kind(e.kind())
-    }
-}
-
-impl From<QueueError> for Failure {
-    fn from(e: QueueError) -> Failure {
-        Failure::refused(e.to_string()).kind(e.kind())
-    }
-}
-
-pub type CliResult = Result<(), Failure>;
-
-pub use output::out;
-
-/// Reads `path` as a file of `kind` (docs/limits.md). A refused file (a symlink, not a regular
-/// file, over its cap) is exit 2 and an I/O failure exit 1, each one line with the next step.
-pub(crate) fn read_file(path: &Path, kind: Kind) -> Result<Vec<u8>, Failure> {
-    session::read_file(path, kind).map_err(|e| read_failure(path, kind, e))
-}
-
-/// The failure `read_file` reports for an error from the read. A file that is not there (or a
-/// path through something that is not a directory) is refused like a wrong one: retrying
-/// cannot help, the next step is another path.
-pub(crate) fn read_failure(path: &Path, kind: Kind, e: std::io::Error) -> Failure {
-    use std::io::ErrorKind::{NotADirectory, NotFound};
-    match session::into_refusal(e) {
-        Ok(refused) => Failure::refused(refused.line()).kind(refused.kind_name()),
-        Err(e) if matches!(e.kind(), NotFound | NotADirectory) => Failure::refused(format!(
-            "{}{} does not exist; {}",
-            kind.prefix(),
-            path.display(),
-            kind.next_step()
-        ))
-        .kind("file-missing"),
-        Err(e) => Failure::failed(format!(
-            "cannot read {}: {e}; {}",
-            path.display(),
-            kind.next_step()
-        )),
-    }
-}
-
-/// Writes `line` and a newline to stderr, on one line whatever it holds (a path may hold a
-/// newline). A stderr that cannot be written (`2>/dev/full`, a closed pipe) loses the line and
-/// nothing else: no panic, and the command's outcome and exit code stay what they were.
-pub fn warn(line: &str) {
-    use std::io::Write;
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{}", mosaic_queue_core::canon::one_line(line));
-    let _ = stderr.flush();
-}
-
-/// `println!` that returns a `Failure` instead of panicking on a closed stdout.
-#[macro_export]
-macro_rules! say {
-    () => {
-        $crate::cli::out("\n")?
-    };
-    ($($arg:tt)*) => {
-        $crate::cli::out(&format!("{}\n", format_args!($($arg)*)))?
-    };
-}
-
-/// `--version`: the package version and the sandbox this binary carries.
-const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("MOSAIC_SANDBOX_SUMMARY"),
-    ")"
-);
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "mosaic-queue",
-    version = VERSION,
-    about = "The team's git-native work queue: docs/plans/queue.json and its QUEUE.md table"
-)]
-pub struct Cli {
-    /// Print exactly one JSON document on stdout: a read's document, a change's receipt
-    /// object, {"verb", "text"} for the other verbs, or {"error": {...}} on failure (the error
-    /// line still goes to stderr)
-    #[arg(long, global = true)]
-    pub json: bool,
-    #[command(subcommand)]
-    pub verb: Verb,
-}
-
-/// `--op ID` and `--by NAME` (or `$MOSAIC_AGENT_NAME`), taken by every change.
-#[derive(Args, Debug)]
-pub struct Change {
-    /// The operation id, 8 to 72 characters of [a-z0-9._-] (e.g. darkwing-3-start-1); run the
-    /// same command with the same id again to retry it safely
-    #[arg(long, value_name = "ID", allow_hyphen_values = true)]
-    pub op: String,
-    /// The acting seat (e.g. darkwing, lead, jason); defaults to $MOSAIC_AGENT_NAME
-    #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
-    pub by: Option<String>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Verb {
-    /// Every row as the table shows it (unlocked read); with --stale DAYS, the rows in
-    /// progress or in review that no log entry has touched for DAYS days.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json\n  mosaic-queue list --stale 3"
-    )]
-    List {
-        /// Only rows in progress or in review with no log entry for DAYS days, oldest first,
-        /// with their owners
-        #[arg(long, value_name = "DAYS", allow_hyphen_values = true, value_parser = number::days)]
-        stale: Option<u32>,
-    },
-    /// One row with its status, owner, review round and move reason (unlocked read).
-    #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]
-    Show {
-        /// The row's number (the table's # column)
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-    },
-    /// The row a seat should take up next (unlocked read; docs/next.md says how it picks).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue next darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue next --json"
-    )]
-    Next {
-        /// The seat to pick for (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
-        seat: Option<String>,
-        /// Also list every open row passed over and why (owned, gated, waiting on #3, ...)
-        #[arg(long)]
-        explain: bool,
-    },
-    /// Block until row ID reaches one of --status S[,S...], or the queue passes
-    /// --revision-after N, as the witness confirms durable (no lock, no polling).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue wait 3 --status in-review,done --timeout 600\n  mosaic-queue wait --revision-after 41 --timeout 60\n\nExit 0 once the condition holds (prints the row, or the new revision), 1 when --timeout runs out."
-    )]
-    Wait {
-        /// The row to wait on (with --status)
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: Option<u64>,
-        /// The statuses that end the wait, comma-separated
-        #[arg(
-            long,
-            value_delimiter = ',',
-            value_name = "S,...",
-            allow_hyphen_values = true
-        )]
-        status: Vec<String>,
-        /// End the wait once a durable revision above N exists
-        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::parse)]
-        revision_after: Option<u64>,
-        /// Give up after SECONDS (fractions allowed); without it, wait as long as it takes
-        #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
-        timeout: Option<String>,
-    },
-    /// A short orientation for an agent starting a session: who the seat is, its rows, what
-    /// next gives and why, the rules and the commands (unlocked read).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue prime darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue prime --json"
-    )]
-    Prime {
-        /// The seat (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
-        seat: Option<String>,
-    },
-    /// The operation log, newest first: revision, time, actor, verb, receipt and op id,
-    /// tab-separated (unlocked read).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue log 3 --limit 5\n  mosaic-queue log --json --limit 1"
-    )]
-    Log {
-        /// Only the entries that touched this row (its genesis, moves, edits and review
-        /// entries, outcomes included)
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: Option<u64>,
-        /// At most N entries, the newest (N >= 1)
-        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::count)]
-        limit: Option<u64>,
-    },
-    /// Add a row (the lead, jason or sage).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue add --piece 'Node shim' --issues 1520,1521 --reviewers flicker --op lead-add-node-shim --by lead\n  mosaic-queue add --piece 'Old dashboard' --status parked --op sage-add-dashboard --by sage"
-    )]
-    Add {
-        /// The piece of work, one line of text (the table's Piece column; no \ or <)
-        #[arg(long, value_name = "TEXT")]
-        piece: String,
-        /// The seat that owns the row (1 to 32 characters of [a-z0-9-], starting with a letter)
-        #[arg(long, value_name = "SEAT", allow_hyphen_values = true)]
-        owner: Option<String>,
-        /// The row's issue numbers: 12 or #12, comma-separated or repeated
-        #[arg(
-            long,
-            value_name = "N,...",
-            value_delimiter = ',',
-            allow_hyphen_values = true
-        )]
-        issues: Vec<String>,
-        /// Who or what gates the row (free text, e.g. jason; the table's Gate column)
-        #[arg(long, value_name = "TEXT")]
-        gate: Option<String>,
-        /// Seats that review the row, comma-separated: its move to in-review then posts a review
-        /// request on Gitea
-        #[arg(
-            long,
-            value_name = "SEAT,...",
-            value_delimiter = ',',
-            allow_hyphen_values = true
-        )]
-        reviewers: Vec<String>,
-        /// Where the row's brief lives: a path or link target, no spaces or parentheses
-        #[arg(long, value_name = "TEXT")]
-        brief: Option<String>,
-        /// A note for the table's Note column (one line; no \ or <)
-        #[arg(long, value_name = "TEXT")]
-        note: Option<String>,
-        /// The new row's status: queued or parked
-        #[arg(
-            long,
-            value_name = "STATUS",
-            default_value = "queued",
-            allow_hyphen_values = true
-        )]
-        status: String,
-        /// Rows the new row waits on, comma-separated: next names it only once they are done
-        #[arg(
-            long,
-            value_name = "ID,...",
-            value_delimiter = ',',
-            allow_hyphen_values = true
-        )]
-        after: Vec<String>,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Move a row to another status (docs/transitions.md lists who may make which move).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue move 3 in-progress --op darkwing-3-start-1 --by darkwing\n  mosaic-queue move 3 in-review --candidate HEAD --issue 1510 --op darkwing-3-review-1 --by darkwing"
-    )]
-    Move {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The new status: queued, in-progress, in-review, waiting-on-jason, blocked, parked or
-        /// done
-        status: String,
-        /// Why: required for a move to blocked (the table shows it as the blocked reason);
-        /// shown with the status after any other move
-        #[arg(long, value_name = "TEXT")]
-        reason: Option<String>,
-        /// For in-review, what is reviewed: a manifest file (one `<sha256> <path>` line per
-        /// file) or a commit (sha, branch, tag or HEAD) reachable from a branch or tag
-        #[arg(long, value_name = "FILE|REV", allow_hyphen_values = true)]
-        candidate: Option<String>,
-        /// For in-review, the issue the review runs on: one of the row's issues (needed when
-        /// it has several)
-        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::id)]
-        issue: Option<u64>,
-        /// For done from a round that posted nothing (no reviewers): the approving comment, as
-        /// comment=<id>,round=<n>,candidate=<digest>
-        #[arg(
-            long,
-            value_name = "comment=ID,round=N,candidate=DIGEST",
-            allow_hyphen_values = true
-        )]
-        evidence: Option<String>,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Claim the row `next` names for the acting seat and start it, as one entry; a retry of
-    /// the op answers with its original receipt; "nothing to take" writes nothing (exit 0).
-    #[command(after_help = "Example:\n  mosaic-queue take --op darkwing-take-1 --by darkwing")]
-    Take {
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Hand an in-progress row back to the queue (clears the owner).
-    #[command(
-        after_help = "Example:\n  mosaic-queue release 3 --op darkwing-3-release-1 --by darkwing"
-    )]
-    Release {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Give a row an owner (the lead, jason or sage).
-    #[command(
-        after_help = "Example:\n  mosaic-queue assign 3 flicker --op lead-3-assign-flicker --by lead"
-    )]
-    Assign {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The seat that becomes the owner (1 to 32 characters of [a-z0-9-])
-        seat: String,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Set a row's note; an empty TEXT clears it.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue note 3 'unblocked once #1508 lands' --op flicker-3-note-1 --by flicker\n  mosaic-queue note 3 '' --op flicker-3-note-2 --by flicker"
-    )]
-    Note {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The note, one line (no \ or <); '' clears it
-        text: String,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Set piece, gate, issues, closes, reviewers, brief or after.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue set 3 issues 1510,1511 --op lead-3-issues-1 --by lead\n  mosaic-queue set 3 closes 1510 --reason 'the rest moves to row 7' --op lead-3-closes-1 --by lead"
-    )]
-    Set {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The field: piece, gate, issues, closes, reviewers, brief or after
-        field: String,
-        /// The new value: one line of text for piece and gate, a link target (no spaces or
-        /// parentheses) for brief, comma-separated issue numbers for issues and closes,
-        /// comma-separated seats for reviewers, comma-separated rows for after ('' clears it)
-        #[arg(allow_negative_numbers = true)]
-        value: String,
-        /// Why: required when closes is narrowed to fewer than the row's issues
-        #[arg(long, value_name = "TEXT")]
-        reason: Option<String>,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Start the queue from the reviewed migration map (jason or sage).
-    #[command(
-        after_help = "Example:\n  mosaic-queue genesis --map agents/darkwing/work/queue-migration-map.md --op jason-genesis-1 --by jason"
-    )]
-    Genesis {
-        /// The reviewed migration map: markdown with a `source: docs/plans/QUEUE.md blob <sha>`
-        /// line and a `| # | Piece | Owner | Status | Gate | Issues | Note |` table
-        #[arg(long, value_name = "FILE")]
-        map: PathBuf,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Check queue.json (and with --current, that the table is current); with --snapshot, check
-    /// a snapshot's two files anywhere, with no repository and no lock.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue verify --current\n  mosaic-queue verify --snapshot /tmp/queue-snap --base old/queue.json"
-    )]
-    Verify {
-        /// Also check that QUEUE.md's table is a current render of the queue
-        #[arg(long, conflicts_with = "snapshot")]
-        current: bool,
-        /// A directory holding queue.json and QUEUE.md (what `snapshot --out` writes)
-        #[arg(long, value_name = "DIR")]
-        snapshot: Option<PathBuf>,
-        /// A queue.json whose log the snapshot's log must extend
-        #[arg(long, value_name = "FILE", requires = "snapshot")]
-        base: Option<PathBuf>,
-    },
-    /// Rewrite the table when it is stale; --check only reports.
-    #[command(after_help = "Examples:\n  mosaic-queue render --check\n  mosaic-queue render")]
-    Render {
-        /// Only report: exit 2 when the table is stale, and write nothing
-        #[arg(long)]
-        check: bool,
-    },
-    /// Confirm a visible tail durable and name each op that became durable unacknowledged;
-    /// with --op, say whether that op is in the log and durable.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue sync\n  mosaic-queue sync --op darkwing-3-start-1"
-    )]
-    Sync {
-        /// The op to ask about, instead of confirming the tail
-        #[arg(long, value_name = "ID", allow_hyphen_values = true)]
-        op: Option<String>,
-    },
-    /// Copy queue.json and QUEUE.md into an empty directory outside the repository.
-    #[command(after_help = "Example:\n  mosaic-queue snapshot --out /tmp/queue-snap")]
-    Snapshot {
-        /// The directory to copy into: new or empty, outside the repository
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-    },
-    /// Commit exactly the snapshot bytes of the two queue files on top of HEAD (the lead,
-    /// jason or sage); --genesis for the first. Never pushes.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue commit -m 'queue: row 3 in review' --by lead\n  mosaic-queue commit --genesis -m 'queue genesis' --by jason"
-    )]
-    Commit {
-        /// The commit message
-        #[arg(short, long, value_name = "MSG")]
-        message: String,
-        /// The first queue commit, which adds queue.json as genesis wrote it
-        #[arg(long)]
-        genesis: bool,
-        /// The acting seat; defaults to $MOSAIC_AGENT_NAME
-        #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
-        by: Option<String>,
-    },
-    /// Remove a dead or mismatched queue lock; --check-gate classifies a stale unlock gate.
-    #[command(after_help = "Examples:\n  mosaic-queue unlock\n  mosaic-queue unlock --check-gate")]
-    Unlock {
-        /// Only classify the unlock gate (.git/mosaic-queue.unlock) and say what to do; remove
-        /// nothing
-        #[arg(long)]
-        check_gate: bool,
-    },
-    /// Accept the file as it is after lost history or a missing witness (jason or sage; see
-    /// Manual recovery).
-    #[command(
-        after_help = "Example:\n  mosaic-queue accept-history --reason 'restored from backup after disk loss' --yes --op sage-accept-1 --by sage"
-    )]
-    AcceptHistory {
-        /// Why the history is accepted (recorded in the entry)
-        #[arg(long, value_name = "TEXT")]
-        reason: String,
-        /// Confirms that ops lost before this entry are no longer deduplicated
-        #[arg(long)]
-        yes: bool,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Build a scratch canonical checkout with a sample queue under the system temp dir.
-    #[command(after_help = "Example:\n  mosaic-queue demo")]
-    Demo,
-    /// Name every state that needs someone to act, each with the command that cures it
-    /// (read-only: no lock, writes nothing).
-    #[command(
-        after_help = "Examples:\n  mosaic-queue doctor\n  mosaic-queue doctor --json\n\nExit 0: nothing needs doing; 2: something does (each line names the command that cures it), or no checkout is here; 1: it could not look."
-    )]
-    Doctor,
-    /// The pre-commit guard: refuse a commit whose index entry for a queue file differs from
-    /// HEAD's.
-    #[command(after_help = "Example (what .git/hooks/pre-commit runs):\n  mosaic-queue guard")]
-    Guard,
-    /// Install scripts/git-hooks/pre-commit as .git/hooks/pre-commit (jason or sage).
-    #[command(after_help = "Example:\n  mosaic-queue install-hook --by jason")]
-    InstallHook {
-        /// The acting seat; defaults to $MOSAIC_AGENT_NAME
-        #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
-        by: Option<String>,
-    },
-    /// Report drift between the migration map and the current QUEUE.md (read-only).
-    #[command(
-        after_help = "Example:\n  mosaic-queue map-check --map agents/darkwing/work/queue-migration-map.md"
-    )]
-    MapCheck {
-        /// The migration map to compare (as `genesis --map` takes it)
-        #[arg(long, value_name = "FILE")]
-        map: PathBuf,
-    },
-    /// Review requests, their resolution, verdicts, and checking a commit against a candidate.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue review record 3 --verdict approve --comment 4242 --candidate git:0123456789abcdef0123456789abcdef01234567 --op flicker-3-verdict-1 --by flicker\n  mosaic-queue review verify-commit 3 HEAD"
-    )]
-    Review {
-        #[command(subcommand)]
-        verb: ReviewVerb,
-    },
-    /// Print a shell completion script for bash, zsh, fish or powershell.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue completions bash > ~/.local/share/bash-completion/completions/mosaic-queue\n  mosaic-queue completions zsh > ~/.zfunc/_mosaic-queue"
-    )]
-    Completions {
-        /// The shell: bash, zsh, fish or powershell
-        #[arg(value_name = "SHELL")]
-        shell: help::Shell,
-    },
-    /// Print a man page in roff: the whole command's, or one verb's.
-    #[command(
-        after_help = "Examples:\n  mosaic-queue man > ~/.local/share/man/man1/mosaic-queue.1\n  mosaic-queue man review request | man -l -"
-    )]
-    Man {
-        /// The verb whose page to print (`review request` names a review verb); none: the
-        /// top-level page
-        #[arg(value_name = "VERB")]
-        verb: Vec<String>,
-    },
-}
-
-#[derive(Subcommand, Debug)]
-pub enum ReviewVerb {
-    /// Post a new request in the current round after a failed or abandoned one.
-    #[command(
-        after_help = "Example:\n  mosaic-queue review request 3 --op darkwing-3-request-2 --by darkwing"
-    )]
-    Request {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Record the comment a person found for a requesting, uncertain or conflicting attempt
-    /// (the owner, jason or sage); the comment is fetched and checked first.
-    #[command(
-        after_help = "Example:\n  mosaic-queue review resolve 3 darkwing-3-review-1 --comment 4242 --op darkwing-3-resolve-1 --by darkwing"
-    )]
-    Resolve {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The op of the request attempt (as `show` lists it)
-        attempt: String,
-        /// The id of the comment found on the issue (the N of its #issuecomment-N link)
-        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::parse)]
-        comment: u64,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Give up on an attempt whose comment is not on the issue (jason or sage).
-    #[command(
-        after_help = "Example:\n  mosaic-queue review abandon 3 darkwing-3-review-1 --reason 'no comment on #1510' --yes --op sage-3-abandon-1 --by sage"
-    )]
-    Abandon {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The op of the request attempt (as `show` lists it)
-        attempt: String,
-        /// Why the attempt is given up (recorded in the entry)
-        #[arg(long, value_name = "TEXT")]
-        reason: String,
-        /// Confirms that a late comment may still land (the round records a duplicate risk)
-        #[arg(long)]
-        yes: bool,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Record your verdict on the current round's candidate (a listed reviewer).
-    #[command(
-        after_help = "Example:\n  mosaic-queue review record 3 --verdict changes --comment 4243 --candidate sha256:9f2c0e7d4b1a63580f2e9c7d1b4a6e3f5c8d0b2a7e9f1c3d5b7a9e0f2c4d6b8a --op flicker-3-verdict-1 --by flicker"
-    )]
-    Record {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// approve or changes
-        #[arg(long, value_name = "approve|changes", allow_hyphen_values = true)]
-        verdict: String,
-        /// The id of the comment carrying your verdict on the round's issue
-        #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::parse)]
-        comment: u64,
-        /// The round's candidate digest as `show` prints it: sha256:<64 hex> or git:<40 hex>
-        #[arg(long, value_name = "DIGEST", allow_hyphen_values = true)]
-        candidate: String,
-        #[command(flatten)]
-        change: Change,
-    },
-    /// Check a prospective commit or tree against the current round's candidate (no lock).
-    #[command(after_help = "Example:\n  mosaic-queue review verify-commit 3 HEAD")]
-    VerifyCommit {
-        /// The row's number
-        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
-        id: u64,
-        /// The commit or tree to check: a sha, branch, tag or HEAD
-        #[arg(value_name = "REF")]
-        reference: String,
-    },
-}
-
-impl Verb {
-    /// The verb as typed (`review request`), which `--json` names in its text documents.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verb::List { .. } => "list",
-            Verb::Show { .. } => "show",
-            Verb::Next { .. } => "next",
-            Verb::Wait { .. } => "wait",
-            Verb::Prime { .. } => "prime",
-            Verb::Take { .. } => "take",
-            Verb::Log { .. } => "log",
-            Verb::Add { .. } => "add",
-            Verb::Move { .. } => "move",
-            Verb::Release { .. } => "release",
-            Verb::Assign { .. } => "assign",
-            Verb::Note { .. } => "note",
-            Verb::Set { .. } => "set",
-            Verb::Genesis { .. } => "genesis",
-            Verb::Verify { .. } => "verify",
-            Verb::Render { .. } => "render",
-            Verb::Sync { .. } => "sync",
-            Verb::Snapshot { .. } => "snapshot",
-            Verb::Commit { .. } => "commit",
-            Verb::Unlock { .. } => "unlock",
-            Verb::AcceptHistory { .. } => "accept-history",
-            Verb::Demo => "demo",
-            Verb::Doctor => "doctor",
-            Verb::Guard => "guard",
-            Verb::InstallHook { .. } => "install-hook",
-            Verb::MapCheck { .. } => "map-check",
-            Verb::Completions { .. } => "completions",
-            Verb::Man { .. } => "man",
-            Verb::Review { verb } => match verb {
-                ReviewVerb::Request { .. } => "review request",
-                ReviewVerb::Resolve { .. } => "review resolve",
-                ReviewVerb::Abandon { .. } => "review abandon",
-                ReviewVerb::Record { .. } => "review record",
-                ReviewVerb::VerifyCommit { .. } => "review verify-commit",
-            },
-        }
-    }
-
-    /// Whether the verb writes log entries, whose receipt is its `--json` document.
-    pub fn is_change(&self) -> bool {
-        match self {
-            Verb::Add { .. }
-            | Verb::Move { .. }
-            | Verb::Release { .. }
-            | Verb::Assign { .. }
-            | Verb::Note { .. }
-            | Verb::Set { .. }
-            | Verb::Take { .. }
-            | Verb::Genesis { .. }
-            | Verb::AcceptHistory { .. } => true,
-            Verb::Review { verb } => !matches!(verb, ReviewVerb::VerifyCommit { .. }),
-            _ => false,
-        }
-    }
-}
-
-/// Runs a parsed command.
-pub fn run(cli: Cli) -> CliResult {
+/// Runs a parsed command, giving its answer to `reply`.
+pub fn run(cli: Cli, reply: &mut dyn Reply) -> Replied {
     match cli.verb {
-        Verb::List { stale: Some(days) } => coord::list_stale(days),
-        Verb::List { stale: None } => read::list(),
-        Verb::Show { id } => read::show(id),
+        Verb::List { stale: Some(days) } => read::stale::list_stale(days, reply),
+        Verb::List { stale: None } => read::rows::list(reply),
+        Verb::Show { id } => read::rows::show(id, reply),
         Verb::Next {
             seat,
             explain: true,
-        } => coord::next_explained(seat),
-        Verb::Next { seat, .. } => read::next(seat),
-        Verb::Take { change } => coord::take(&change),
-        Verb::Prime { seat } => prime::prime(seat),
+        } => read::explain::next_explained(seat, reply),
+        Verb::Next { seat, .. } => read::rows::next(seat, reply),
+        Verb::Take { change } => change::take(&change.op, change.by.as_deref(), reply),
+        Verb::Prime { seat } => read::prime::prime(seat, reply),
         Verb::Wait {
             id,
             status,
             revision_after,
             timeout,
         } => {
-            let until = wait::until(id, &status, revision_after)?;
-            wait::wait(&until, wait::timeout(timeout.as_deref())?)
+            let until = read::wait::until(id, &status, revision_after)?;
+            read::wait::wait(&until, read::wait::timeout(timeout.as_deref())?, reply)
         }
         Verb::Log { id, limit } => {
-            log::log(id, limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+            let limit = limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            read::log::log(id, limit, reply)
         }
-        Verb::Genesis { map, change } => write::genesis(&map, &change),
-        Verb::Verify {
-            snapshot: Some(dir),
-            base,
-            ..
-        } => verify_snapshot::verify_snapshot(&dir, base.as_deref()),
-        Verb::Verify { current, .. } => write::verify(current),
-        Verb::Sync { op } => sync::sync(op.as_deref()),
-        Verb::Snapshot { out } => snapshot::snapshot(&out),
-        Verb::Commit {
-            message,
-            genesis,
-            by,
-        } => commit::commit(&message, genesis, &by),
-        Verb::Unlock { check_gate } => unlock::unlock(check_gate),
+        Verb::Genesis { map, change } => {
+            change::genesis::genesis(&map, &change.op, change.by.as_deref(), reply)
+        }
         Verb::AcceptHistory {
             reason,
             yes,
             change,
-        } => recovery::accept_history(&reason, yes, &change),
-        Verb::Demo => demo::demo(),
-        Verb::Doctor => doctor::doctor(),
-        Verb::Guard => guard::guard(),
-        Verb::InstallHook { by } => guard::install_hook(&by),
-        Verb::MapCheck { map } => map_check::map_check(&map),
-        Verb::Completions { shell } => help::completions(shell),
-        Verb::Man { verb } => help::man(&verb),
-        Verb::Render { check } => write::render(check),
-        Verb::Review {
-            verb: ReviewVerb::VerifyCommit { id, reference },
-        } => review_commit::verify_commit(id, &reference),
-        Verb::Review {
-            verb:
-                ReviewVerb::Resolve {
-                    id,
-                    attempt,
-                    comment,
-                    change,
-                },
-        } => review::resolve(id, &attempt, comment, &change),
-        change_verb => {
-            let (command, change) = args::command(change_verb)?;
-            write::change(&command, &change)
+        } => recovery::accept_history::accept_history(
+            &reason,
+            yes,
+            &change.op,
+            change.by.as_deref(),
+            reply,
+        ),
+        Verb::Review { verb } => run_review(verb, reply),
+        other => run_other(other, reply),
+    }
+}
+
+/// The review verbs: resolve fetches its comment first, verify-commit only reads, the others
+/// are plain changes.
+fn run_review(verb: ReviewVerb, reply: &mut dyn Reply) -> Replied {
+    match verb {
+        ReviewVerb::VerifyCommit { id, reference } => {
+            review::verify_commit::verify_commit(id, &reference, reply)
+        }
+        ReviewVerb::Resolve {
+            id,
+            attempt,
+            comment,
+            change,
+        } => review::resolve::resolve(
+            id,
+            &attempt,
+            comment,
+            &change.op,
+            change.by.as_deref(),
+            reply,
+        ),
+        other => {
+            let (command, change) = args::command(Verb::Review { verb: other })?;
+            change::change(&command, &change.op, change.by.as_deref(), reply)
         }
     }
 }
 
-/// The actor: `--by`, else `$MOSAIC_AGENT_NAME`; a warning when both are set and differ.
-pub fn actor(by: &Option<String>) -> Result<String, Failure> {
-    let env = match std::env::var("MOSAIC_AGENT_NAME") {
-        Ok(s) => Some(s).filter(|s| !s.is_empty()),
-        // Set, but to bytes no actor name can be: refused, not taken for unset, unless --by
-        // names the actor anyway.
-        Err(std::env::VarError::NotUnicode(v)) if by.is_none() => {
-            return Err(Failure::refused(format!(
-                "refused: MOSAIC_AGENT_NAME {:?} is not UTF-8, so it names no actor; set it to your seat or pass --by NAME",
-                v.to_string_lossy()
-            )));
+/// The checks, recovery, git and setting-up verbs, and the plain changes (add, move, release,
+/// assign, note, set).
+fn run_other(verb: Verb, reply: &mut dyn Reply) -> Replied {
+    match verb {
+        Verb::Verify {
+            snapshot: Some(dir),
+            base,
+            ..
+        } => snapshot::verify::verify_snapshot(&dir, base.as_deref(), reply),
+        Verb::Verify { current, .. } => recovery::verify::verify(current, reply),
+        Verb::Render { check } => recovery::verify::render(check, reply),
+        Verb::Sync { op } => recovery::sync::sync(op.as_deref(), reply),
+        Verb::Unlock { check_gate } => recovery::unlock::unlock(check_gate, reply),
+        Verb::Snapshot { out } => snapshot::copy::snapshot(&out, reply),
+        Verb::Commit {
+            message,
+            genesis,
+            by,
+        } => commit::commit(&message, genesis, by.as_deref(), reply),
+        Verb::Doctor => doctor::run::doctor(reply),
+        Verb::Guard => guard::guard(),
+        Verb::InstallHook { by } => guard::install_hook(by.as_deref(), reply),
+        Verb::MapCheck { map } => read::map_check::map_check(&map, reply),
+        Verb::Demo => crate::demo::demo(&demo::run_step, reply),
+        Verb::Completions { shell } => help::completions(shell, reply),
+        Verb::Man { verb } => help::man(&verb, reply),
+        change_verb => {
+            let (command, change) = args::command(change_verb)?;
+            change::change(&command, &change.op, change.by.as_deref(), reply)
         }
-        Err(_) => None,
-    };
-    match (by, env) {
-        (Some(b), Some(e)) if *b != e => {
-            warn(&format!(
-                "warning: --by {b} differs from MOSAIC_AGENT_NAME={e}; acting as {b}"
-            ));
-            Ok(b.clone())
-        }
-        (Some(b), _) => Ok(b.clone()),
-        (None, Some(e)) => Ok(e),
-        (None, None) => Err(Failure::usage(
-            "no actor: pass --by NAME or set MOSAIC_AGENT_NAME",
-        )),
     }
 }

@@ -1,62 +1,83 @@
-//! Where a command's stdout goes. Without `--json` every line is written as it comes; with
-//! `--json` it is gathered, and `finish` prints the one JSON document the command ends with:
-//! a read's own document, a change's receipt object, a `{verb, text}` object for the other
-//! verbs, or `{"error": ...}` (docs/json.md holds the shapes).
+//! Where a command's answer is printed. Without `--json` every part is written to stdout as
+//! the verb gives it; with `--json` it is gathered (`reply::Gathered`) and `finish` prints the
+//! one document it ends as. Warnings and the failure's line go to stderr either way.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use mosaic_queue_core::{Entry, Row};
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::entry::{Args, Entry, Verb};
-use mosaic_queue_core::{Queue, Row};
-use serde::Serialize;
+use crate::reply::{Failure, Gathered, Replied, Reply};
 
-use super::{CliResult, Failure};
-
-static JSON: AtomicBool = AtomicBool::new(false);
-
-/// What a `--json` run has produced so far.
-struct Gathered {
-    /// Everything the command would have printed without `--json`.
-    text: String,
-    /// The receipt object of each log entry the command printed, in order.
-    receipts: Vec<ReceiptJson>,
-    /// A read's own document, printed as it is.
-    document: Option<String>,
+/// The CLI's reply: printed as it comes, or gathered under `--json`.
+pub struct Printed {
+    gathered: Option<Gathered>,
 }
 
-static GATHERED: Mutex<Gathered> = Mutex::new(Gathered {
-    text: String::new(),
-    receipts: Vec::new(),
-    document: None,
-});
-
-fn gathered() -> MutexGuard<'static, Gathered> {
-    // A poisoned lock still holds what was gathered; the process is about to print it.
-    GATHERED.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Turns `--json` on for the rest of this process.
-pub fn set_json(on: bool) {
-    JSON.store(on, Ordering::Relaxed);
-}
-
-pub fn json() -> bool {
-    JSON.load(Ordering::Relaxed)
-}
-
-/// Writes `text` to stdout, or gathers it with `--json`. A closed stdout
-/// (`mosaic-queue list | head`) must not panic: the command fails with exit 1 and one line on
-/// stderr instead.
-pub fn out(text: &str) -> CliResult {
-    if json() {
-        gathered().text.push_str(text);
-        return Ok(());
+impl Printed {
+    /// `json`: gather the answer and print it as one document at the end.
+    pub fn new(json: bool) -> Printed {
+        Printed {
+            gathered: json.then(|| Gathered::new(true)),
+        }
     }
-    write_stdout(text)
+
+    /// Ends the command: with `--json` prints its one document; returns the exit code. `verb`
+    /// is the command's name, `change` whether it writes log entries (its receipt is the
+    /// document). The failure's line is the caller's to print, before this.
+    pub fn finish(self, verb: &str, change: bool, result: &Replied) -> i32 {
+        let Some(gathered) = self.gathered else {
+            return result.as_ref().err().map_or(0, |f| f.exit.code());
+        };
+        let finished = gathered.finish(verb, change, result);
+        print_or(&finished.document, finished.exit, change)
+    }
 }
 
-fn write_stdout(text: &str) -> CliResult {
+impl Reply for Printed {
+    fn documents(&self) -> bool {
+        self.gathered.is_some()
+    }
+
+    fn text(&mut self, text: &str) -> Replied {
+        match &mut self.gathered {
+            Some(g) => g.text(text),
+            None => write_stdout(text),
+        }
+    }
+
+    fn document(&mut self, bytes: Vec<u8>) -> Replied {
+        match &mut self.gathered {
+            Some(g) => g.document(bytes),
+            None => write_stdout(&String::from_utf8_lossy(&bytes)),
+        }
+    }
+
+    /// A receipt that cannot be printed leaves its op durable but unacknowledged, which is
+    /// exit 3: the caller retries the same op and gets the receipt from the log.
+    fn receipt(&mut self, entry: &Entry, recorded: bool) -> Replied {
+        if let Some(g) = &mut self.gathered {
+            return g.receipt(entry, recorded);
+        }
+        write_stdout(&format!("{}\n", entry.receipt)).map_err(|f| {
+            Failure::uncertain(format!(
+                "{}; the op is written but its receipt did not print: retry the same op",
+                f.message
+            ))
+        })
+    }
+
+    fn taken(&mut self, row: &Row) {
+        if let Some(g) = &mut self.gathered {
+            g.taken(row);
+        }
+    }
+
+    fn warn(&mut self, line: &str) {
+        warn(line);
+    }
+}
+
+/// Writes `text` to stdout. A closed stdout (`mosaic-queue list | head`) must not panic: the
+/// command fails with exit 1 and one line on stderr instead.
+fn write_stdout(text: &str) -> Replied {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -68,197 +89,13 @@ fn write_stdout(text: &str) -> CliResult {
     Ok(())
 }
 
-/// A read's JSON document (canonical form): printed as it is with `--json`.
-pub fn document<T: Serialize>(value: &T) -> CliResult {
-    document_bytes(to_canonical(value))
-}
-
-/// A read's JSON document already in canonical bytes.
-pub fn document_bytes(bytes: Vec<u8>) -> CliResult {
-    // Canonical JSON is UTF-8; the lossy pass (a scan of every byte) only runs if it is not.
-    let text = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    if json() {
-        gathered().document = Some(text);
-        return Ok(());
-    }
-    write_stdout(&text)
-}
-
-/// The row a log entry touched: every verb's arguments name it but genesis and accept-history.
-pub fn entry_row(args: &Args) -> Option<u64> {
-    match args {
-        Args::Genesis(_) | Args::AcceptHistory(_) => None,
-        Args::Add(a) => Some(a.id),
-        Args::Move(a) => Some(a.id),
-        Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => Some(a.id),
-        Args::Assign(a) => Some(a.id),
-        Args::Note(a) => Some(a.id),
-        Args::Set(a) => Some(a.id),
-        Args::ReviewOutcome(a) => Some(a.id),
-        Args::ReviewResolve(a) => Some(a.id),
-        Args::ReviewAbandon(a) => Some(a.id),
-        Args::ReviewRecord(a) => Some(a.id),
-    }
-}
-
-/// A log entry's receipt as `--json` prints it; `recorded` when the op was already in the log
-/// and this is its original receipt. `then`: the entries the same command logged after it (a
-/// review request's outcome).
-#[derive(Serialize, Debug)]
-pub struct ReceiptJson {
-    op: String,
-    revision: u64,
-    verb: Verb,
-    row: Option<u64>,
-    recorded: bool,
-    text: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    then: Vec<ReceiptJson>,
-    /// `take` only: the row it took, as it now stands.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    current: Option<Row>,
-}
-
-impl ReceiptJson {
-    pub fn new(entry: &Entry, recorded: bool) -> ReceiptJson {
-        ReceiptJson {
-            op: entry.op.clone(),
-            revision: entry.rev,
-            verb: entry.verb,
-            row: entry_row(&entry.args),
-            recorded,
-            text: entry.receipt.clone(),
-            then: Vec::new(),
-            current: None,
-        }
-    }
-}
-
-/// `{"error": {...}}`; `written`: the receipts of entries the command logged before it failed.
-#[derive(Serialize)]
-struct ErrorDoc<'a> {
-    error: ErrorJson<'a>,
-}
-
-#[derive(Serialize)]
-pub struct ErrorJson<'a> {
-    exit: i32,
-    kind: &'a str,
-    message: &'a str,
-    next: String,
-    retryable: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    written: Vec<ReceiptJson>,
-}
-
-impl ErrorJson<'_> {
-    pub fn new(f: &Failure) -> ErrorJson<'_> {
-        ErrorJson {
-            exit: f.exit.code(),
-            kind: f.kind_name(),
-            message: &f.message,
-            next: f.next(),
-            retryable: f.retryable(),
-            written: Vec::new(),
-        }
-    }
-}
-
-/// What the other verbs print: their name and the text they print without `--json`.
-#[derive(Serialize)]
-struct TextDoc<'a> {
-    verb: &'a str,
-    text: &'a str,
-}
-
-/// Prints a log entry's receipt. One that cannot be printed leaves its op durable but
-/// unacknowledged, which is exit 3: the caller retries the same op and gets the receipt from
-/// the log. With `--json` the receipt joins the document `finish` prints.
-pub fn receipt(entry: &Entry, recorded: bool) -> CliResult {
-    if json() {
-        let mut g = gathered();
-        g.text.push_str(&entry.receipt);
-        g.text.push('\n');
-        g.receipts.push(ReceiptJson::new(entry, recorded));
-        return Ok(());
-    }
-    write_stdout(&format!("{}\n", entry.receipt)).map_err(|f| {
-        Failure::uncertain(format!(
-            "{}; the op is written but its receipt did not print: retry the same op",
-            f.message
-        ))
-    })
-}
-
-/// Gives the receipt object `--json` prints the row the entry took, as it now stands (`take`).
-pub fn attach_current(row: &Row) {
-    if let Some(first) = gathered().receipts.first_mut() {
-        first.current = Some(row.clone());
-    }
-}
-
-/// Prints the receipt of `op`'s entry in `queue`: the newest entry after a write, or the
-/// entry recorded earlier for a retried op.
-pub fn receipt_of(queue: &Queue, op: &str, recorded: bool) -> CliResult {
-    let entry = match queue.file().log.last() {
-        Some(last) if last.op == op => Some(last),
-        _ => queue.entry_for_op(op),
-    };
-    match entry {
-        Some(e) => receipt(e, recorded),
-        None => Err(Failure::failed(format!(
-            "op {op} has no entry in the log to print; run `mosaic-queue verify`"
-        ))),
-    }
-}
-
-/// What a store session calls once `op` is durable (or found recorded): prints its receipt.
-pub fn acknowledge(op: &str) -> impl FnOnce(&Queue, bool) -> CliResult + '_ {
-    move |queue, recorded| receipt_of(queue, op, recorded)
-}
-
-/// Ends a `--json` run: prints its one document and returns the exit code. `verb` is the
-/// command's name; `change` whether it is a verb that writes one log entry (its receipt is the
-/// document). A failure's line still goes to stderr (the caller prints it).
-pub fn finish(verb: &str, change: bool, result: &CliResult) -> i32 {
-    let mut g = gathered();
-    let (text, code) = match result {
-        // A report that exits 2 (doctor) still answers with its own document.
-        Err(f) if g.document.is_some() && f.exit == crate::exit::Exit::Refused => {
-            let text = g.document.take().unwrap_or_default();
-            return print_or(text, f.exit.code(), change);
-        }
-        Err(f) => {
-            let mut error = ErrorJson::new(f);
-            // Entries this command wrote before it failed (a review request's move).
-            error.written = std::mem::take(&mut g.receipts);
-            (to_canonical(&ErrorDoc { error }), f.exit.code())
-        }
-        Ok(()) => match g.document.take() {
-            Some(text) => return print_or(text, 0, change),
-            None if change && !g.receipts.is_empty() => {
-                let mut receipts = std::mem::take(&mut g.receipts);
-                let mut first = receipts.remove(0);
-                first.then = receipts;
-                (to_canonical(&first), 0)
-            }
-            None => {
-                let text = g.text.strip_suffix('\n').unwrap_or(&g.text);
-                (to_canonical(&TextDoc { verb, text }), 0)
-            }
-        },
-    };
-    print_or(String::from_utf8_lossy(&text).into_owned(), code, change)
-}
-
 /// Prints the final document. A stdout that cannot take it turns success into exit 1, or 3
 /// after a change: its op is written but unacknowledged, and a retry of the same op prints it.
-fn print_or(text: String, code: i32, change: bool) -> i32 {
-    match write_stdout(&text) {
+pub fn print_or(text: &str, code: i32, change: bool) -> i32 {
+    match write_stdout(text) {
         Ok(()) => code,
         Err(f) => {
-            super::warn(&format!("mosaic-queue: {}", f.message));
+            warn(&format!("mosaic-queue: {}", f.message));
             match code {
                 0 if change => 3,
                 0 => 1,
@@ -266,4 +103,14 @@ fn print_or(text: String, code: i32, change: bool) -> i32 {
             }
         }
     }
+}
+
+/// Writes `line` and a newline to stderr, on one line whatever it holds (a path may hold a
+/// newline). A stderr that cannot be written (`2>/dev/full`, a closed pipe) loses the line and
+/// nothing else: no panic, and the command's outcome and exit code stay what they were.
+pub fn warn(line: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{}", mosaic_queue_core::canon::one_line(line));
+    let _ = stderr.flush();
 }

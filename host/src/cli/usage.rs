@@ -9,8 +9,10 @@ use std::ffi::OsString;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use mosaic_queue_core::rules::{SHOWN_CHARS, shown};
 
-use super::number::{self, NumberError};
-use super::{Failure, args, help};
+use super::help;
+use crate::reply::Failure;
+use crate::values;
+use crate::values::number::{self, NumberError};
 
 /// The failure for a parse error that is neither `--help` nor `--version`; `argv` is the
 /// command line as given (the program first), for the verb whose help the line points to.
@@ -19,7 +21,7 @@ pub fn failure(e: &clap::Error, argv: &[OsString]) -> Failure {
         // clap says a flag given no value at all is an invalid value with none to choose from:
         // that is a slip of shape, not a value refused.
         ErrorKind::InvalidValue if no_value(e) => usage(e, argv),
-        ErrorKind::InvalidUtf8 => args::invalid(format!(
+        ErrorKind::InvalidUtf8 => values::invalid(format!(
             "refused: {} is not UTF-8; give it as UTF-8 text",
             not_utf8(argv)
         )),
@@ -72,7 +74,7 @@ fn refusal(e: &clap::Error) -> Failure {
         (_, Some(why)) => format!("refused: {name} {value}: {why}"),
         _ => format!("refused: {}", flatten(&e.render().to_string())),
     };
-    args::invalid(message)
+    values::invalid(message)
 }
 
 /// The argument whose value is not UTF-8 (clap does not say): the flag it follows or that

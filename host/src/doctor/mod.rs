@@ -7,6 +7,7 @@ mod files;
 mod guard;
 mod locks;
 mod queue;
+pub mod run;
 
 use std::path::Path;
 

@@ -149,8 +149,23 @@ fn history(
     seen: &Seen,
     out: &mut Vec<Finding>,
 ) {
+    let Some(confirmed) = confirmed(queue, bytes, witness, out) else {
+        return;
+    };
+    tail(queue, confirmed, seen, out);
+    unacknowledged(queue, seen, out);
+}
+
+/// The revision the witness confirms durable (0 for genesis alone without one, itself a
+/// finding), or `None` after the finding that history was lost or cannot be told.
+fn confirmed(
+    queue: &Queue,
+    bytes: &[u8],
+    witness: Option<&mosaic_queue_core::Witness>,
+    out: &mut Vec<Finding>,
+) -> Option<u64> {
     let rev = queue.revision();
-    let confirmed = match witness {
+    Some(match witness {
         None if rev == 1 => {
             out.push(Finding::act(
                 Kind::WitnessMissing,
@@ -167,7 +182,7 @@ fn history(
                 ),
                 DECIDED,
             ));
-            return;
+            return None;
         }
         Some(w) => {
             let sha = mosaic_queue_core::digest::sha256_hex(bytes);
@@ -180,11 +195,17 @@ fn history(
                     ),
                     REAPPLIED,
                 ));
-                return;
+                return None;
             }
             w.revision
         }
-    };
+    })
+}
+
+/// Revisions past `confirmed` that are visible but not confirmed durable: `sync` confirms them
+/// (no action while a live writer holds the lock: it may be its own write in flight).
+fn tail(queue: &Queue, confirmed: u64, seen: &Seen, out: &mut Vec<Finding>) {
+    let rev = queue.revision();
     let tail: Vec<String> = queue
         .file()
         .log
@@ -213,6 +234,11 @@ fn history(
             Finding::act(Kind::TailNotDurable, detail, "mosaic-queue sync")
         });
     }
+}
+
+/// The op a dead writer held the lock for, when it is in the log: its seat may not have seen
+/// the receipt.
+fn unacknowledged(queue: &Queue, seen: &Seen, out: &mut Vec<Finding>) {
     if let Some(op) = &seen.dead_op
         && let Some(e) = queue.entry_for_op(op)
     {

@@ -4,8 +4,8 @@
 
 use mosaic_queue_core::entry::{Args, Entry};
 
-use super::output::{self, entry_row};
-use super::{CliResult, Failure};
+use super::load::load_queue_for_read;
+use crate::reply::{Failure, Replied, Reply, entry_row};
 
 /// Whether `entry` touched row `id`: its arguments name it, or genesis brought it in.
 fn touches(entry: &Entry, id: u64) -> bool {
@@ -27,8 +27,10 @@ fn line(e: &Entry) -> String {
     )
 }
 
-pub fn log(id: Option<u64>, limit: Option<usize>) -> CliResult {
-    let queue = super::read::load_queue_for_read()?;
+/// `log [ID] [--limit N]`: the entries that touched row `id` (all without it), newest first,
+/// at most `limit` of them.
+pub fn log(id: Option<u64>, limit: Option<usize>, reply: &mut dyn Reply) -> Replied {
+    let queue = load_queue_for_read(reply)?;
     let state = queue.state();
     if let Some(id) = id {
         state.row(id).map_err(Failure::from)?;
@@ -41,12 +43,12 @@ pub fn log(id: Option<u64>, limit: Option<usize>) -> CliResult {
         .filter(|e| id.is_none_or(|id| touches(e, id)))
         .take(limit.unwrap_or(usize::MAX))
         .collect();
-    if output::json() {
-        return output::document(&entries);
+    if reply.documents() {
+        return reply.serialized(&entries);
     }
     let mut text = String::new();
     for e in entries {
         text.push_str(&line(e));
     }
-    super::out(&text)
+    reply.text(&text)
 }

@@ -9,8 +9,10 @@ use mosaic_queue_core::rules;
 use rustix::fs::{self as rfs, Mode, OFlags};
 use sha2::{Digest, Sha256};
 
-use super::{CliResult, Failure, actor};
+use crate::actor::actor;
 use crate::git;
+use crate::input::read_file;
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::session::{self, Kind};
 
 /// The two files only `mosaic-queue commit` may commit.
@@ -21,7 +23,7 @@ const HOOK_SOURCE: &str = "scripts/git-hooks/pre-commit";
 const HOOK_TARGET: &str = ".git/hooks/pre-commit";
 
 /// `guard`: silent exit 0 when both queue entries of the index being committed match HEAD's.
-pub fn guard() -> CliResult {
+pub fn guard() -> Replied {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
     let top = git::run(&cwd, &["rev-parse", "--show-toplevel"]).map_err(|e| {
@@ -51,7 +53,7 @@ pub fn guard() -> CliResult {
 /// The queue paths whose entries in `index` (the default index when `None`) differ from
 /// HEAD's: mode, blob and stage, so an added, removed or conflicted entry counts too. Before
 /// the first commit HEAD has no entries.
-pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'static str>, Failure> {
+fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'static str>, Failure> {
     let in_index = |args: &[&str]| {
         git::text(top, args, index)
             .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))
@@ -85,17 +87,17 @@ pub fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'stat
     Ok(staged)
 }
 
-/// `install-hook --by NAME`.
-pub fn install_hook(by: &Option<String>) -> CliResult {
-    let by = actor(by)?;
+/// `install-hook` as `by` (else `$MOSAIC_AGENT_NAME`; jason or sage).
+pub fn install_hook(by: Option<&str>, reply: &mut dyn Reply) -> Replied {
+    let by = actor(by, reply)?;
     let paths = session::locate()?;
     crate::checkout::require_git()?;
-    crate::say!("{}", install_hook_in(&paths.root, &by)?);
-    Ok(())
+    let receipt = install_hook_in(&paths.root, &by)?;
+    reply.line(&receipt)
 }
 
 /// Installs the checkout's hook script at `root` as jason or sage; returns the receipt line.
-pub(super) fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> {
+pub fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> {
     if !rules::is_privileged(by) {
         return Err(Failure::refused(format!(
             "refused: {by} may not install the guard: jason or sage only"
@@ -113,7 +115,7 @@ pub(super) fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> 
         )));
     }
     // O_NOFOLLOW: a symlink swapped in after the check above fails here instead of being read.
-    let bytes = super::read_file(&source, Kind::Hook)?;
+    let bytes = read_file(&source, Kind::Hook)?;
     write_hook(&root.join(HOOK_TARGET), &bytes)
         .map_err(|e| Failure::failed(format!("cannot install {HOOK_TARGET}: {e}")))?;
     let digest: String = Sha256::digest(&bytes)
@@ -126,7 +128,7 @@ pub(super) fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> 
 
 /// A hook elsewhere would make `.git/hooks/pre-commit` dead code, so any `core.hooksPath` in
 /// any scope (including `-c` and GIT_CONFIG_* given to this process) refuses.
-pub fn refuse_hooks_path(root: &Path) -> Result<(), Failure> {
+fn refuse_hooks_path(root: &Path) -> Result<(), Failure> {
     match git::run(
         root,
         &["config", "--show-origin", "--get-all", "core.hooksPath"],

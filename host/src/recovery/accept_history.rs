@@ -4,12 +4,19 @@
 
 use mosaic_queue_core::VerbError;
 
-use super::output::acknowledge;
-use super::{Change, CliResult, actor, args};
+use crate::actor::actor;
+use crate::reply::{Replied, Reply, acknowledge};
 use crate::store::session::{self, Session};
+use crate::values::check_op;
 
-/// `accept-history --op ID --reason TEXT --yes [--by NAME]`.
-pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
+/// `accept-history --reason TEXT --yes` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`).
+pub fn accept_history(
+    reason: &str,
+    yes: bool,
+    op: &str,
+    by: Option<&str>,
+    reply: &mut dyn Reply,
+) -> Replied {
     // Checked before anything is read: without the confirmation nothing else matters.
     if !yes {
         return Err(VerbError::NeedsConfirmation {
@@ -17,14 +24,10 @@ pub fn accept_history(reason: &str, yes: bool, change: &Change) -> CliResult {
         }
         .into());
     }
-    args::check_op(&change.op)?;
-    let by = actor(&change.by)?;
+    check_op(op)?;
+    let by = actor(by, reply)?;
     let paths = session::locate()?;
     session::check_filesystem(&paths)?;
-    Session::begin(&paths, Some(&change.op), "accept-history")?.accept_history(
-        reason,
-        &change.op,
-        &by,
-        acknowledge(&change.op),
-    )
+    let session = Session::begin(&paths, Some(op), "accept-history")?;
+    session.accept_history(reason, op, &by, acknowledge(reply, op))
 }

@@ -5,18 +5,12 @@
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
-use mosaic_queue_core::BodyStatus;
-use mosaic_queue_core::table;
-
-use super::{CliResult, Failure};
-use crate::store::Loaded;
+use super::take::{FILES, take};
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::session::{self, Session};
 
-/// The two files a snapshot holds, by the names `verify --snapshot` reads.
-pub const FILES: [&str; 2] = ["queue.json", "QUEUE.md"];
-
-/// `snapshot --out DIR`.
-pub fn snapshot(out: &Path) -> CliResult {
+/// `snapshot --out DIR`: the pair copied into `out`, new or empty, outside the repository.
+pub fn snapshot(out: &Path, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
     let held = Session::begin(&paths, None, "snapshot")?;
     let (loaded, md) = take(&held, "snapshot")?;
@@ -29,37 +23,12 @@ pub fn snapshot(out: &Path) -> CliResult {
         &[(json_name, &loaded.bytes), (md_name, &md)],
     )
     .map_err(Failure::failed)?;
-    crate::say!("ok snapshot rev {rev} -> {}", target.dir.display());
+    reply.line(&format!(
+        "ok snapshot rev {rev} -> {}",
+        target.dir.display()
+    ))?;
     held.release_after_answer();
     Ok(())
-}
-
-/// Under the lock the caller holds: loads and verifies the queue, and refuses a revision the
-/// witness has not confirmed or a table that is not current. Returns the queue as loaded (with
-/// its exact bytes) and QUEUE.md's exact bytes. `verb` names the caller in its messages.
-pub(super) fn take(held: &Session, verb: &str) -> Result<(Loaded, Vec<u8>), Failure> {
-    let loaded = held.load()?;
-    let rev = loaded.queue.revision();
-    // A snapshot is what gets committed: only a witnessed revision, so a commit never holds
-    // ops a crash could still lose, and `sync` gets to tell the seats about a visible tail.
-    if loaded.ahead_of_witness() {
-        return Err(Failure::refused(format!(
-            "rev {rev} is visible, not confirmed durable; run `mosaic-queue sync` first, then {verb}"
-        )));
-    }
-    let md = held.read_table()?;
-    let text =
-        std::str::from_utf8(&md).map_err(|_| Failure::from(session::SessionError::TableNotUtf8))?;
-    let body = table::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
-    match crate::store::table_status(&loaded.queue, body) {
-        BodyStatus::Current => Ok((loaded, md)),
-        BodyStatus::Stale { rev: old } => Err(Failure::refused(format!(
-            "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a {verb}"
-        ))),
-        BodyStatus::Unknown => Err(Failure::refused(
-            "QUEUE.md's table is not a render of this queue; restore it with git or re-apply the edit as queue ops, then `mosaic-queue render`",
-        )),
-    }
 }
 
 /// Where the copies go: the real path of DIR, and whether this command must create it.

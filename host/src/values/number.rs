@@ -6,7 +6,7 @@
 use mosaic_queue_core::canon::MAX_SAFE_INTEGER;
 use mosaic_queue_core::rules::shown;
 
-use super::Failure;
+use crate::reply::Failure;
 
 /// Why a number on the command line was not taken; each message quotes at most the start of a
 /// long value and ends with the step to take.

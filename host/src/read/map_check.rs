@@ -6,14 +6,15 @@ use std::path::Path;
 
 use mosaic_queue_core::map;
 
-use super::{CliResult, Failure};
 use crate::git;
+use crate::input::{read_map, read_queue_md};
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::session::{self, Kind};
 
 /// `map-check --map FILE`: exit 0 with no drift, else the report and exit 2.
-pub fn map_check(map_path: &Path) -> CliResult {
+pub fn map_check(map_path: &Path, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
-    let map_text = super::write::read_map(map_path)?;
+    let map_text = read_map(map_path)?;
     let map = map::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the map {}: {e}", map_path.display())))?;
     let source = match git::blob_within(&paths.root, &map.source, Kind::QueueMd.cap()) {
@@ -35,28 +36,25 @@ pub fn map_check(map_path: &Path) -> CliResult {
             )));
         }
     };
-    let current = super::write::read_queue_md(&paths)?;
+    let current = read_queue_md(&paths)?;
     let drift = map::drift(&map, &source, &current);
     if drift.is_empty() {
-        crate::say!("ok map-check: no drift");
+        reply.line("ok map-check: no drift")?;
         return Ok(());
     }
     for c in &drift.lines {
-        crate::say!(
+        reply.line(&format!(
             "{} line {}: {}",
             if c.added { '+' } else { '-' },
             c.line,
             c.text
-        );
+        ))?;
     }
     for r in &drift.rows {
-        crate::say!(
+        reply.line(&format!(
             "row {} {}: map {:?}, table {:?}",
-            r.id,
-            r.field,
-            r.map,
-            r.table
-        );
+            r.id, r.field, r.map, r.table
+        ))?;
     }
     Err(Failure::refused(format!(
         "map-check: {} drifting lines, {} drifting rows",

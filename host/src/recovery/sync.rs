@@ -3,13 +3,13 @@
 //! is ahead of it (`Session::sync`); this names each op that became durable without its receipt
 //! printing, so the seat that ran it can be told. It logs nothing.
 
-use super::{CliResult, args};
+use crate::reply::{Replied, Reply};
 use crate::store::session::{self, Session};
 
-/// `sync [--op ID]`.
-pub fn sync(op: Option<&str>) -> CliResult {
+/// `sync [--op ID]`: with `op`, says whether that op is durable.
+pub fn sync(op: Option<&str>, reply: &mut dyn Reply) -> Replied {
     if let Some(op) = op {
-        args::check_op(op)?;
+        crate::values::check_op(op)?;
     }
     let paths = session::locate()?;
     session::check_filesystem(&paths)?;
@@ -19,26 +19,23 @@ pub fn sync(op: Option<&str>) -> CliResult {
     let rev = synced.rev;
     for e in &synced.tail {
         // Op ids and seat names passed replay's checks, so each stays on one line.
-        crate::say!(
+        reply.line(&format!(
             "durable {} rev {} (by {}): tell {}",
-            e.op,
-            e.rev,
-            e.by,
-            e.by
-        );
+            e.op, e.rev, e.by, e.by
+        ))?;
     }
     match synced.asked {
-        Some(e) => crate::say!(
+        Some(e) => reply.line(&format!(
             "ok sync rev {rev}: {} is durable at rev {} (by {})",
-            e.op,
-            e.rev,
-            e.by
-        ),
-        None if synced.tail.is_empty() => crate::say!("ok sync rev {rev}: nothing to confirm"),
+            e.op, e.rev, e.by
+        ))?,
+        None if synced.tail.is_empty() => {
+            reply.line(&format!("ok sync rev {rev}: nothing to confirm"))?
+        }
         None => {
             let n = synced.tail.len();
             let ops = if n == 1 { "op" } else { "ops" };
-            crate::say!("ok sync rev {rev}: {n} {ops} confirmed durable");
+            reply.line(&format!("ok sync rev {rev}: {n} {ops} confirmed durable"))?;
         }
     }
     held.release_after_answer();

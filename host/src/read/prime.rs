@@ -10,7 +10,9 @@ use mosaic_queue_core::rules::{LEAD, is_privileged};
 use mosaic_queue_core::{Row, Status};
 use serde::Serialize;
 
-use super::{CliResult, read};
+use super::load::load_for_read;
+use crate::actor::seat_or_agent;
+use crate::reply::{Replied, Reply};
 
 /// The most bytes `prime` prints, as text or as `--json` (docs/coordination.md): about 1,500
 /// tokens, whatever the queue holds.
@@ -170,11 +172,12 @@ struct Prime<'a> {
     rules: Vec<&'static str>,
 }
 
-pub fn prime(seat: Option<String>) -> CliResult {
-    let json = super::output::json();
-    let seat = read::seat_or_agent(seat, "prime")?;
+/// `prime [SEAT]`: the orientation for SEAT (else `$MOSAIC_AGENT_NAME`), text or document.
+pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
+    let json = reply.documents();
+    let seat = seat_or_agent(seat, "prime")?;
     mosaic_queue_core::rules::check_seat(&seat)?;
-    let seen = read::load_for_read()?;
+    let seen = load_for_read(reply)?;
     let mut p = gather(&seen.state.rows, seen.state.revision, seen.durable, &seat);
     // Leave out the last passed-over row, then the last own row, until both forms fit.
     while text(&p).len() > MAX_BYTES || document(&p).len() > MAX_BYTES {
@@ -192,9 +195,9 @@ pub fn prime(seat: Option<String>) -> CliResult {
         }
     }
     if json {
-        return super::output::document_bytes(document(&p));
+        return reply.document(document(&p));
     }
-    super::out(&text(&p))
+    reply.text(&text(&p))
 }
 
 /// The seat's rows, the pick and the rows passed over, each list at most `MAX_ROWS` long and

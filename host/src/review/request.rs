@@ -1,43 +1,50 @@
-//! The review requests the core hands back, and `review resolve`. A change that opens a request
-//! attempt returns the comment to post; `carry_out` posts it outside the lock, then logs what
-//! the transport said as `<op>.outcome`. A retry prints what the log holds and never posts.
+//! The review request driver: a change that opens a request attempt gets back from the core
+//! the comment to post; `carry_out` posts it outside the lock, then logs what the transport
+//! said as `<op>.outcome`, and ends as the attempt's state says. A retry gives what the log
+//! holds and never posts. Every change goes through it (`change::change_in`), whichever face
+//! asked.
 
-use mosaic_queue_core::entry::{Delivery, OutcomeArgs, ResolveArgs};
+use mosaic_queue_core::entry::{Delivery, OutcomeArgs};
 use mosaic_queue_core::model::AttemptState;
-use mosaic_queue_core::review::{self, comment};
-use mosaic_queue_core::verbs::Command;
+use mosaic_queue_core::review::{comment, locate};
 use mosaic_queue_core::{Outcome, Queue, ReviewRequest};
 
-use super::output::{self, acknowledge};
-use super::{Change, CliResult, Failure, actor, args};
-use crate::creds::login_of;
-use crate::gitea::{self, GiteaConfig, PostOutcome};
+use crate::gitea::{self, PostOutcome};
+use crate::reply::{Failure, Replied, Reply, acknowledge};
 use crate::store::Paths;
-use crate::store::session::{self, Session};
+use crate::store::session;
 use crate::store::world::World;
 
 /// Carries out `request`, which `outcome` (of op `request.attempt` by `by`) returned. The first
 /// time, the comment is posted and its outcome logged; on a retry the outcome the log already
-/// holds is printed and the attempt's state decides the exit.
-pub(super) fn carry_out(
+/// holds is given and the attempt's state decides the exit. The outcome's receipt goes to
+/// `reply` after the change's own.
+pub fn carry_out(
     paths: &Paths,
     outcome: &Outcome,
     request: &ReviewRequest,
     queue: &Queue,
     by: &str,
-) -> CliResult {
+    reply: &mut dyn Reply,
+) -> Replied {
     let (id, op, issue) = (request.id, request.attempt.as_str(), request.issue);
     if let Outcome::Recorded { .. } = outcome {
         if let Some(entry) = queue.entry_for_op(&outcome_op(op)) {
-            output::receipt(entry, true)?;
+            reply.receipt(entry, true)?;
         }
         return settled(id, op, issue, attempt_state(queue, id, op));
     }
     let posted = gitea::post_request(request);
     let args = outcome_args(id, op, &posted);
     let outcome_op = outcome_op(op);
-    let after = session::log_outcome(World::real(), paths, args, by, acknowledge(&outcome_op))
-        .map_err(|f: Failure| unlogged(id, op, issue, &posted, f))?;
+    let after = session::log_outcome(
+        World::real(),
+        paths,
+        args,
+        by,
+        acknowledge(reply, &outcome_op),
+    )
+    .map_err(|f: Failure| unlogged(id, op, issue, &posted, f))?;
     match (&posted, attempt_state(&after, id, op)) {
         (PostOutcome::Failed { message, .. }, AttemptState::Failed) => {
             Err(Failure::failed(format!(
@@ -57,12 +64,12 @@ fn attempt_state(queue: &Queue, id: u64, op: &str) -> AttemptState {
         .state()
         .row(id)
         .ok()
-        .and_then(|row| review::locate(row, op))
+        .and_then(|row| locate(row, op))
         .map_or(AttemptState::Requesting, |(_, a)| a.state)
 }
 
 /// The exit a request's attempt state stands for, with what to do next.
-fn settled(id: u64, op: &str, issue: u64, state: AttemptState) -> CliResult {
+fn settled(id: u64, op: &str, issue: u64, state: AttemptState) -> Replied {
     match state {
         AttemptState::Posted => Ok(()),
         AttemptState::Failed => Err(Failure::failed(format!(
@@ -134,51 +141,4 @@ fn outcome_args(id: u64, op: &str, posted: &PostOutcome) -> OutcomeArgs {
         detail: String::from(detail),
         comment,
     }
-}
-
-/// `review resolve ID OP --comment N`: fetches the comment and checks it answers the attempt
-/// before logging anything. A retry of a recorded resolve fetches nothing.
-pub fn resolve(id: u64, attempt: &str, comment_id: u64, change: &Change) -> CliResult {
-    args::check_op(&change.op)?;
-    let by = actor(&change.by)?;
-    let paths = session::locate()?;
-    let command = Command::ReviewResolve(ResolveArgs {
-        id,
-        attempt: String::from(attempt),
-        comment: comment_id,
-    });
-    // The verified queue as it stands, read under the lock and released at once: the comment
-    // is fetched outside it.
-    let held = Session::begin(&paths, Some("review-read"), "read")?;
-    let current = held.load()?.queue;
-    held.release()?;
-    if current.entry_for_op(&change.op).is_none() {
-        // The core's own checks first (actor, row, attempt state), on a copy, so a resolve
-        // that would be refused anyway costs no network call.
-        current
-            .clone()
-            .execute(&command, &change.op, &by, &crate::clock::now())?;
-        let row = current.state().row(id)?;
-        let cfg = GiteaConfig::from_env().map_err(|e| Failure::new(e.exit(), e.to_string()))?;
-        let fetched = gitea::fetch_comment(&cfg, login_of(&by), comment_id).map_err(|e| {
-            Failure::new(e.exit(), format!("cannot fetch comment {comment_id}: {e}"))
-        })?;
-        let facts = comment::Fetched {
-            id: fetched.id,
-            issue: fetched.issue,
-            login: &fetched.login,
-            body: &fetched.body,
-        };
-        comment::check(row, attempt, &facts)?;
-    }
-    let world = World::real();
-    session::change(
-        world,
-        &paths,
-        &command,
-        &change.op,
-        &by,
-        acknowledge(&change.op),
-    )
-    .map(drop)
 }

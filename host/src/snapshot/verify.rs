@@ -5,26 +5,26 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use super::snapshot::FILES;
-use super::{CliResult, Failure};
+use super::take::FILES;
+use crate::input::read_file;
+use crate::reply::{Failure, Replied, Reply};
 use crate::sandbox::{self, Answer, Inputs, SandboxError};
 use crate::store::session::Kind;
 
-/// `verify --snapshot DIR [--base FILE]`: prints the verdict line.
-pub fn verify_snapshot(dir: &Path, base: Option<&Path>) -> CliResult {
-    crate::say!("{}", check(dir, base)?);
-    Ok(())
+/// `verify --snapshot DIR [--base FILE]`: the verdict line.
+pub fn verify_snapshot(dir: &Path, base: Option<&Path>, reply: &mut dyn Reply) -> Replied {
+    reply.line(&check(dir, base)?)
 }
 
 /// The verdict on a snapshot, as the line `verify --snapshot` prints, decided by the core run
 /// in the wasmtime sandbox (crate::sandbox): no WASI, capped memory and fuel.
 pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
     let [json_name, md_name] = FILES;
-    let json = super::read_file(&dir.join(json_name), Kind::SnapshotJson)?;
-    let md = super::read_file(&dir.join(md_name), Kind::SnapshotMd)?;
+    let json = read_file(&dir.join(json_name), Kind::SnapshotJson)?;
+    let md = read_file(&dir.join(md_name), Kind::SnapshotMd)?;
     let shown = base.map(|path| path.display().to_string());
     let base = match base {
-        Some(path) => Some(super::read_file(path, Kind::Base)?),
+        Some(path) => Some(read_file(path, Kind::Base)?),
         None => None,
     };
     // The files' bytes are handed over, so each is freed once the sandbox holds its copy.

@@ -12,8 +12,9 @@ use mosaic_queue_core::review::{self, manifest};
 use thiserror::Error;
 
 use self::compare::Mismatch;
-use super::{CliResult, Failure};
 use crate::exit::Exit;
+use crate::read::load::{load_for_read, load_queue_for_read};
+use crate::reply::{Failure, Replied, Reply};
 
 /// How many mismatching paths the one stderr line names before it counts the rest.
 const SHOWN: usize = 3;
@@ -77,6 +78,12 @@ impl VerifyCommitError {
     }
 }
 
+impl From<VerifyCommitError> for Failure {
+    fn from(e: VerifyCommitError) -> Failure {
+        Failure::new(e.exit(), e.to_string())
+    }
+}
+
 fn mismatch_line(label: &str, reference: &str, wrong: &[Mismatch], total: usize) -> String {
     let named: Vec<String> = wrong.iter().take(SHOWN).map(|m| m.to_string()).collect();
     let more = match wrong.len().saturating_sub(SHOWN) {
@@ -109,8 +116,9 @@ fn shown(reference: &str) -> String {
     }
 }
 
-pub fn verify_commit(id: u64, reference: &str) -> CliResult {
-    let seen = super::read::load_for_read()?;
+/// Checks `reference` (a commit or tree) against row `id`'s current round's candidate.
+pub fn verify_commit(id: u64, reference: &str, reply: &mut dyn Reply) -> Replied {
+    let seen = load_for_read(reply)?;
     let row = seen.state.row(id).map_err(Failure::from)?;
     let round = review::current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
     let candidate = round
@@ -128,7 +136,7 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
     // view does not hold.
     let from_log = match &round.manifest {
         None if candidate.starts_with("sha256:") => {
-            let queue = super::read::load_queue_for_read()?;
+            let queue = load_queue_for_read(reply)?;
             queue.round_manifest(round).map(str::to_owned)
         }
         _ => None,
@@ -145,11 +153,11 @@ pub fn verify_commit(id: u64, reference: &str) -> CliResult {
         }
         .into());
     }
-    crate::say!(
+    reply.line(&format!(
         "ok verify-commit {label} matches {} ({})",
         shown(reference),
         paths(total)
-    );
+    ))?;
     Ok(())
 }
 

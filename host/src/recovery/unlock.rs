@@ -2,20 +2,20 @@
 //! with `--check-gate` only classifies a stale gate. It never takes the queue lock, and it does
 //! not need a valid queue.json, since a killed recovery may be what left the lock.
 
-use super::CliResult;
+use crate::reply::{Replied, Reply};
 use crate::store::lock::Class;
 use crate::store::session;
 use crate::store::upkeep;
 use crate::store::world::World;
 
 /// `unlock [--check-gate]`.
-pub fn unlock(check_gate: bool) -> CliResult {
+pub fn unlock(check_gate: bool, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
     let world = World::real();
     if check_gate {
-        crate::say!("{}", gate_line(upkeep::check_gate(world, &paths)?));
+        reply.line(&gate_line(upkeep::check_gate(world, &paths)?))?;
     } else {
-        crate::say!("ok unlock: {}", upkeep::unlock(world, &paths)?);
+        reply.line(&format!("ok unlock: {}", upkeep::unlock(world, &paths)?))?;
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! `wait ID --status S[,S...]` and `wait --revision-after N`: block, without the lock and
-//! without polling, until the condition holds in what the witness vouches durable, then print
+//! without polling, until the condition holds in what the witness vouches durable, then give
 //! the row (like `show`) or the new revision. A write still in progress is never reported.
 
 use std::time::{Duration, Instant};
@@ -10,10 +10,13 @@ use serde::Serialize;
 
 use mosaic_queue_core::rules::shown;
 
-use super::{CliResult, Failure, args, read};
+use super::describe::describe;
+use super::rows::RowJson;
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::session;
 use crate::store::watch::WitnessWatch;
 use crate::store::world::World;
+use crate::values;
 
 /// What `wait` waits for.
 pub enum Until {
@@ -41,7 +44,7 @@ pub fn until(
                 .iter()
                 .map(|s| s.trim())
                 .filter(|s| !s.is_empty())
-                .map(args::status)
+                .map(values::status)
                 .collect::<Result<Vec<_>, _>>()?;
             if statuses.is_empty() {
                 return Err(Failure::usage("wait ID needs --status S[,S...]"));
@@ -64,7 +67,7 @@ pub fn timeout(given: Option<&str>) -> Result<Option<Duration>, Failure> {
         Ok(s) if s.is_finite() && (0.0..=MAX_TIMEOUT_SECS).contains(&s) => {
             Ok(Some(Duration::from_secs_f64(s)))
         }
-        _ => Err(args::invalid(format!(
+        _ => Err(values::invalid(format!(
             "refused: --timeout {} is not a number of seconds; give one from 0 to {MAX_TIMEOUT_SECS}",
             shown(text)
         ))),
@@ -74,8 +77,8 @@ pub fn timeout(given: Option<&str>) -> Result<Option<Duration>, Failure> {
 /// A year: longer than any wait a seat means, short enough to hold in an `Instant`.
 const MAX_TIMEOUT_SECS: f64 = 31_536_000.0;
 
-pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
-    let json = super::output::json();
+/// Waits until `until` holds in what the witness vouches durable, or `timeout` runs out.
+pub fn wait(until: &Until, timeout: Option<Duration>, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
     // Watch first, look second: a write that lands between the look and the wait still wakes it.
     let mut watch = WitnessWatch::new(&paths)
@@ -85,7 +88,7 @@ pub fn wait(until: &Until, timeout: Option<Duration>) -> CliResult {
     loop {
         if let Some(state) = session::read_durable(World::real(), &paths)? {
             if holds(until, &state)? {
-                return report(until, &state, json);
+                return report(until, &state, reply);
             }
             seen = Some(state);
         }
@@ -119,23 +122,24 @@ fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
     }
 }
 
-fn report(until: &Until, state: &State, json: bool) -> CliResult {
+fn report(until: &Until, state: &State, reply: &mut dyn Reply) -> Replied {
+    let json = reply.documents();
     match until {
-        Until::RevisionAfter(_) if json => read::print_json(&RevisionJson {
+        Until::RevisionAfter(_) if json => reply.serialized(&RevisionJson {
             revision: state.revision,
             durable: true,
         }),
-        Until::RevisionAfter(_) => super::out(&format!("rev {}\n", state.revision)),
+        Until::RevisionAfter(_) => reply.text(&format!("rev {}\n", state.revision)),
         Until::Status { id, .. } => {
             let row = state.row(*id).map_err(Failure::from)?;
             if json {
-                read::print_json(&read::RowJson {
+                reply.serialized(&RowJson {
                     revision: state.revision,
                     durable: true,
                     row: Some(row),
                 })
             } else {
-                super::out(&read::describe(state, row))
+                reply.text(&describe(state, row))
             }
         }
     }

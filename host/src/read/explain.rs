@@ -1,0 +1,84 @@
+//! `next [SEAT] --explain`: what `next` gives, then each open row it passed over, in queue
+//! order, with why (owned, gated, waiting on #3, ...); done rows are counted, not listed.
+
+use mosaic_queue_core::{Row, next};
+use serde::Serialize;
+
+use super::describe::describe;
+use super::load::load_for_read_in;
+use crate::actor::seat_or_agent;
+use crate::reply::{Replied, Reply};
+use crate::store::Paths;
+use crate::store::session;
+
+#[derive(Serialize)]
+struct PassedJson {
+    id: u64,
+    why: &'static str,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct ExplainJson<'a> {
+    revision: u64,
+    durable: bool,
+    row: Option<&'a Row>,
+    passed: Vec<PassedJson>,
+    done: usize,
+}
+
+/// `next [SEAT] --explain`: what `next` prints, then each open row it passed over, in queue
+/// order, with why; done rows are counted, not listed.
+pub fn next_explained(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
+    let seat = seat_or_agent(seat, "next")?;
+    next_explained_in(&session::locate()?, &seat, reply)
+}
+
+/// `next SEAT --explain` in the checkout at `paths`; `demo` runs it too.
+pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Replied {
+    let json = reply.documents();
+    let seen = load_for_read_in(paths, reply)?;
+    let st = &seen.state;
+    let explained = next::explain(&st.rows, seat);
+    let row = explained.pick.and_then(|id| st.row(id).ok());
+    if json {
+        return reply.serialized(&ExplainJson {
+            revision: st.revision,
+            durable: seen.durable,
+            row,
+            passed: explained
+                .passed
+                .iter()
+                .map(|(id, why)| PassedJson {
+                    id: *id,
+                    why: why.code(),
+                    text: why.to_string(),
+                })
+                .collect(),
+            done: explained.done,
+        });
+    }
+    let mut text = match row {
+        Some(r) => describe(st, r),
+        None => format!("nothing for {seat} to take up\n"),
+    };
+    text.push_str(&explanation(&explained));
+    reply.text(&text)
+}
+
+/// The passed-over rows as lines under the pick.
+fn explanation(explained: &next::Explained) -> String {
+    let mut text = String::new();
+    if !explained.passed.is_empty() {
+        text.push_str("passed over:\n");
+    }
+    for (id, why) in &explained.passed {
+        text.push_str(&format!("  row {id}: {why}\n"));
+    }
+    match explained.done {
+        0 => {}
+        1 => text.push_str("1 done row skipped\n"),
+        n => text.push_str(&format!("{n} done rows skipped\n")),
+    }
+    text
+}

@@ -1,0 +1,47 @@
+//! How the reads load: the unlocked read of what the witness vouches (`session::read_unlocked`),
+//! or the whole verified queue for a read that needs its log. A file ahead of the witness is
+//! said, in a warning, to be visible, not confirmed durable.
+
+use mosaic_queue_core::Queue;
+
+use crate::reply::{Failure, Reply};
+use crate::store::session::{self, Seen};
+use crate::store::world::World;
+use crate::store::{Loaded, Paths};
+
+/// Loads for a read in the checkout around the working directory.
+pub fn load_for_read(reply: &mut dyn Reply) -> Result<Seen, Failure> {
+    load_for_read_in(&session::locate()?, reply)
+}
+
+/// `load_for_read` in the checkout at `paths` (the demo reads its scratch checkout).
+pub fn load_for_read_in(paths: &Paths, reply: &mut dyn Reply) -> Result<Seen, Failure> {
+    let seen = session::read_unlocked(World::real(), paths)?;
+    if !seen.durable {
+        reply.warn(&format!(
+            "rev {} visible, not confirmed durable",
+            seen.state.revision
+        ));
+    }
+    Ok(seen)
+}
+
+/// The whole verified queue for a read that needs its log (`log`), which the read view does
+/// not hold: read unlocked as the other reads' fallback does.
+pub fn load_queue_for_read(reply: &mut dyn Reply) -> Result<Queue, Failure> {
+    Ok(load_unlocked(&session::locate()?, reply)?.queue)
+}
+
+/// queue.json read and replayed without the lock (and once more under it if that failed),
+/// checked against the checkout. A file ahead of the witness is said to be visible, not
+/// confirmed durable.
+pub fn load_unlocked(paths: &Paths, reply: &mut dyn Reply) -> Result<Loaded, Failure> {
+    let loaded = session::load_unlocked(World::real(), paths)?;
+    if loaded.ahead_of_witness() {
+        reply.warn(&format!(
+            "rev {} visible, not confirmed durable",
+            loaded.queue.revision()
+        ));
+    }
+    Ok(loaded)
+}

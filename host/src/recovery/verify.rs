@@ -1,0 +1,34 @@
+//! `verify [--current]` and `render [--check]`: the queue file and its history checked
+//! against the witness under the lock (and with `--current` the table too), and a stale table
+//! rendered again. The session decides (`store::upkeep`); this says what it found.
+
+use crate::reply::{Replied, Reply};
+use crate::store::session::{self, Session};
+use crate::store::upkeep::Rendered;
+
+/// `verify [--current]`: the file, its history against the witness, and with --current the
+/// table too.
+pub fn verify(current: bool, reply: &mut dyn Reply) -> Replied {
+    let paths = session::locate()?;
+    let held = Session::begin(&paths, Some("verify-read"), "verify")?;
+    let v = held.verify(current)?;
+    let table = if current { ", table current" } else { "" };
+    reply.line(&format!(
+        "ok verify rev {} ({} entries, witness rev {}){table}",
+        v.rev, v.entries, v.witness_rev
+    ))?;
+    held.release_after_answer();
+    Ok(())
+}
+
+/// `render [--check]`: rewrites a stale table; a current one is left alone.
+pub fn render(check: bool, reply: &mut dyn Reply) -> Replied {
+    let paths = session::locate()?;
+    let held = Session::begin(&paths, Some("render-table"), "render")?;
+    match held.render(check)? {
+        Rendered::Current(rev) => reply.line(&format!("ok render rev {rev}: table current"))?,
+        Rendered::Rewritten(rev) => reply.line(&format!("ok render rev {rev}: table rewritten"))?,
+    }
+    held.release_after_answer();
+    Ok(())
+}
