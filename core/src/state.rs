@@ -202,8 +202,7 @@ impl State {
                         .filter(|id| old.binary_search(id).is_err())
                         .collect();
                     if !added.is_empty()
-                        && waits.more_waiting_than(pos, REACH)
-                        && waits.more_waited_on_than(&positions(index, &added), REACH)
+                        && waits.joins_more_than(pos, &positions(index, &added), REACH)
                     {
                         return Err(Unlinked::Reach);
                     }

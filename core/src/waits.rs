@@ -56,6 +56,65 @@ impl Seen {
     }
 }
 
+/// Which way a count goes: to the rows that wait on a row, or to the rows it waits on.
+#[derive(Clone, Copy)]
+enum Side {
+    Ahead,
+    Behind,
+}
+
+/// One side of `joins_more_than`: a depth-first walk, one link a step, counting the rows it
+/// reaches (the rows it starts from only when reached again).
+struct Count {
+    /// Each frame: a row and where its links resume (a dependent's position ahead, an index
+    /// into its dependencies behind).
+    stack: Vec<(usize, usize)>,
+    count: usize,
+}
+
+impl Count {
+    fn new(from: &[usize]) -> Count {
+        Count {
+            stack: from.iter().map(|&r| (r, 0)).collect(),
+            count: 0,
+        }
+    }
+
+    /// Looks at one link; `false` once there is nothing left to look at.
+    fn step(&mut self, w: &mut Waits, epoch: u32, side: Side) -> bool {
+        let Some((row, at)) = self.stack.last_mut() else {
+            return false;
+        };
+        let (next, marks) = match side {
+            Side::Ahead => (
+                w.dependents
+                    .range((*row, *at)..=(*row, usize::MAX))
+                    .next()
+                    .map(|&(_, d)| (d, d + 1)),
+                &mut w.seen.forward,
+            ),
+            Side::Behind => (
+                w.deps[*row].get(*at).map(|&d| (d, *at + 1)),
+                &mut w.seen.backward,
+            ),
+        };
+        match next {
+            None => {
+                self.stack.pop();
+            }
+            Some((reached, resume)) => {
+                *at = resume;
+                if marks[reached] != epoch {
+                    marks[reached] = epoch;
+                    self.count += 1;
+                    self.stack.push((reached, 0));
+                }
+            }
+        }
+        true
+    }
+}
+
 /// The rows a search found to move: from the changed row forward (the row and the rows that
 /// wait on it, up to the latest new dependency), or from the new dependencies backward.
 enum Moved {
@@ -260,50 +319,43 @@ impl Waits {
         found
     }
 
-    /// Whether more than `most` rows wait on `x`, directly or through others: a search that
-    /// stops at the first row past `most`.
-    pub(crate) fn more_waiting_than(&mut self, x: usize, most: usize) -> bool {
-        let n = self.deps.len();
-        let Waits {
-            dependents, seen, ..
-        } = self;
-        let epoch = seen.begin(n);
-        let mut count = 0;
-        let mut stack = alloc::vec![x];
-        while let Some(row) = stack.pop() {
-            for &(_, w) in dependents.range((row, 0)..=(row, usize::MAX)) {
-                if seen.forward[w] != epoch {
-                    seen.forward[w] = epoch;
-                    count += 1;
-                    if count > most {
-                        return true;
-                    }
-                    stack.push(w);
-                }
+    /// Whether more than `most` rows wait on `x` and the rows of `from` wait on more than
+    /// `most` (each directly or through others; a row of `from` counts when another one waits
+    /// on it). The two counts go one link at a time in turn and each stops past `most`, so the
+    /// answer costs about the smaller side, and at most `most` rows of either.
+    pub(crate) fn joins_more_than(&mut self, x: usize, from: &[usize], most: usize) -> bool {
+        let epoch = self.seen.begin(self.deps.len());
+        let mut ahead = Count::new(&[x]);
+        let mut behind = Count::new(from);
+        loop {
+            if ahead.count <= most && !ahead.step(self, epoch, Side::Ahead) {
+                return false;
+            }
+            if behind.count <= most && !behind.step(self, epoch, Side::Behind) {
+                return false;
+            }
+            if ahead.count > most && behind.count > most {
+                return true;
             }
         }
-        false
     }
 
-    /// Whether the rows of `from` wait on more than `most` rows, directly or through others
-    /// (a row of `from` counts when another one waits on it): as `more_waiting_than`.
-    pub(crate) fn more_waited_on_than(&mut self, from: &[usize], most: usize) -> bool {
+    /// How many rows wait on `x`, counted up to `most + 1`; for checks.
+    #[cfg(test)]
+    fn count_waiting(&mut self, x: usize, most: usize) -> usize {
         let epoch = self.seen.begin(self.deps.len());
-        let mut count = 0;
-        let mut stack = from.to_vec();
-        while let Some(row) = stack.pop() {
-            for &d in &self.deps[row] {
-                if self.seen.backward[d] != epoch {
-                    self.seen.backward[d] = epoch;
-                    count += 1;
-                    if count > most {
-                        return true;
-                    }
-                    stack.push(d);
-                }
-            }
-        }
-        false
+        let mut ahead = Count::new(&[x]);
+        while ahead.count <= most && ahead.step(self, epoch, Side::Ahead) {}
+        ahead.count
+    }
+
+    /// How many rows the rows of `from` wait on, counted up to `most + 1`; for checks.
+    #[cfg(test)]
+    fn count_waited_on(&mut self, from: &[usize], most: usize) -> usize {
+        let epoch = self.seen.begin(self.deps.len());
+        let mut behind = Count::new(from);
+        while behind.count <= most && behind.step(self, epoch, Side::Behind) {}
+        behind.count
     }
 
     /// Every row stands after the rows it waits on; for checks.
@@ -431,19 +483,24 @@ mod tests {
         let mut deps = chain(11);
         deps.extend((11..=20).map(|_| vec![0, 10]));
         let mut w = Waits::build(deps);
-        assert!(!w.more_waiting_than(0, 20));
-        assert!(w.more_waiting_than(0, 19));
-        assert!(!w.more_waiting_than(10, 10));
-        assert!(w.more_waiting_than(10, 9));
-        assert!(!w.more_waiting_than(20, 0));
-        assert!(!w.more_waited_on_than(&[20], 11));
-        assert!(w.more_waited_on_than(&[20], 10));
+        assert_eq!(w.count_waiting(0, 20), 20);
+        assert_eq!(w.count_waiting(0, 19), 20);
+        assert_eq!(w.count_waiting(0, 5), 6);
+        assert_eq!(w.count_waiting(10, 10), 10);
+        assert_eq!(w.count_waiting(20, 0), 0);
+        assert_eq!(w.count_waited_on(&[20], 11), 11);
+        assert_eq!(w.count_waited_on(&[20], 3), 4);
         // A row of the list that another one waits on counts; the list's own rows do not.
-        assert!(!w.more_waited_on_than(&[5, 10], 10));
-        assert!(w.more_waited_on_than(&[5, 10], 9));
-        assert!(!w.more_waited_on_than(&[0, 1], 1));
-        assert!(w.more_waited_on_than(&[0, 1], 0));
-        assert!(!w.more_waited_on_than(&[0], 0));
+        assert_eq!(w.count_waited_on(&[5, 10], 20), 10);
+        assert_eq!(w.count_waited_on(&[0, 1], 20), 1);
+        assert_eq!(w.count_waited_on(&[0], 20), 0);
+        // Both sides must pass: row 0 has 20 rows waiting, row 20 waits on 11.
+        assert!(w.joins_more_than(0, &[20], 10));
+        assert!(!w.joins_more_than(0, &[20], 11));
+        assert!(!w.joins_more_than(10, &[20], 10));
+        assert!(w.joins_more_than(10, &[20], 9));
+        assert!(!w.joins_more_than(20, &[20], 0));
+        assert!(!w.joins_more_than(0, &[0], 0));
     }
 
     /// Whether `to` can be reached from `from` through what rows wait on.
