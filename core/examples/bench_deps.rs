@@ -1,31 +1,38 @@
-//! bench-deps: what rows that wait on rows cost replay. Builds queues of the same number of
-//! entries in several shapes (a flat file whose rows all wait on row 1; a deep chain, each row
-//! added after the one before; a chain built from its end by `set`; two chains, or a chain and a
-//! lone row, made to wait on each other's ends in turn) and prints `Queue::verify` of each
-//! against the flat file, the cycle check of `set HEAD after TAIL` on the chain, and
-//! `next --explain` on both. Run:
+//! bench-deps: what rows that wait on rows, and takes, cost replay. Builds queues of the same
+//! number of entries in several shapes (a flat file whose rows all wait on row 1; a deep chain,
+//! each row added after the one before; a chain built from its end by `set`; a chain and a lone
+//! row, or two chains, made to wait on each other's ends in turn; rows taken and released over
+//! and over) and prints `Queue::verify` of each against the flat file, the refusals of
+//! `set HEAD after TAIL` on the chain, and `next --explain` on both. Two long chains in
+//! ping-pong are refused: under semantics 5 at the first such set, under 4 where the budget
+//! runs out (the time to that refusal is printed); the rule's worst accepted case, two chains
+//! of 1,001 rows, is printed too. Run:
 //! `cargo run --release -p mosaic-queue-core --example bench-deps` (`MOSAIC_BENCH_ENTRIES=10000`
-//! for one size; `MOSAIC_BENCH_SKIP_PINGPONG=1` leaves out the two-chain shape).
+//! for one size).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mosaic_queue_core::body::Body;
 use mosaic_queue_core::entry::{
-    AddArgs, Args, CURRENT_SEMANTICS, Entry, GenesisArgs, MapRow, SetArgs, SetField, SetValue,
+    AddArgs, Args, CURRENT_SEMANTICS, Entry, GenesisArgs, IdArgs, MapRow, SetArgs, SetField,
+    SetValue,
 };
 use mosaic_queue_core::state::State;
 use mosaic_queue_core::verbs::{self, Command, Ctx};
-use mosaic_queue_core::{Queue, QueueFile, Status, canon, digest, next};
+use mosaic_queue_core::{Queue, QueueError, QueueFile, ReplayError, Status, canon, digest, next};
 
 const AT: &str = "2026-11-29T10:00:00.000Z";
 const TARGET: f64 = 2.0;
 
 /// A queue built entry by entry through the verbs, without rendering a table per entry (replay
-/// does not re-render: each entry's body digest is a stand-in).
+/// does not re-render: each entry's body digest is a stand-in), under `semantics`.
 struct Log {
     file: QueueFile,
     state: State,
+    semantics: u8,
+    /// The first entry the verbs refused, logged all the same for replay to refuse.
+    refused: Option<u64>,
 }
 
 impl Log {
@@ -51,27 +58,40 @@ impl Log {
         Log {
             file: queue.file().clone(),
             state: queue.state().clone(),
+            semantics: CURRENT_SEMANTICS,
+            refused: None,
         }
     }
 
     fn push(&mut self, args: Args) {
+        self.push_by("lead", args);
+    }
+
+    /// Appends `args` by `by`; a refusal is logged all the same (`refused`), once.
+    fn push_by(&mut self, by: &str, args: Args) {
         let rev = self.file.revision + 1;
-        let op = format!("lead-{}-{rev}", args.verb().as_str());
+        let op = format!("{by}-{}-{rev}", args.verb().as_str());
         let ctx = Ctx {
             rev,
             op: &op,
-            by: "lead",
+            by,
             at: AT,
-            semantics: CURRENT_SEMANTICS,
+            semantics: self.semantics,
         };
-        let receipt = verbs::apply(&mut self.state, &args, &ctx)
-            .unwrap_or_else(|e| panic!("bench bug: {op} refused: {e}"));
+        let receipt = match verbs::apply(&mut self.state, &args, &ctx) {
+            Ok(receipt) => receipt,
+            Err(e) if self.refused.is_none() => {
+                self.refused = Some(rev);
+                format!("refused: {e}")
+            }
+            Err(e) => panic!("bench bug: {op} refused after rev {:?}: {e}", self.refused),
+        };
         self.file.log.push(Entry {
             rev,
             verb: args.verb(),
-            by: String::from("lead"),
+            by: String::from(by),
             at: String::from(AT),
-            semantics: CURRENT_SEMANTICS,
+            semantics: self.semantics,
             args,
             receipt,
             body: Body::Sha256(digest::sha256(op.as_bytes())),
@@ -152,10 +172,21 @@ fn backwards(entries: u64) -> Vec<u8> {
 }
 
 /// Two chains of a quarter of the entries each, then rounds of `set A1 after BN`, clear,
-/// `set B1 after AN`, clear: each set reverses which chain stands first.
+/// `set B1 after AN`, clear: each set reverses which chain stands first. Under semantics 4,
+/// since 5 refuses the first set; the budget refuses a later one, and the file ends there.
 fn two_chains(entries: u64) -> Vec<u8> {
+    chains_of(entries, entries / 4, 4)
+}
+
+/// The same with chains of 1,001 rows under semantics 5: 1,000 rows wait on each chain's head
+/// and each chain's end waits on 1,000, the most the rule lets a set join.
+fn two_short_chains(entries: u64) -> Vec<u8> {
+    chains_of(entries, 1_001, CURRENT_SEMANTICS)
+}
+
+fn chains_of(entries: u64, len: u64, semantics: u8) -> Vec<u8> {
     let mut log = Log::new();
-    let len = entries / 4;
+    log.semantics = semantics;
     let (a1, b1) = (1, len + 1);
     for id in 2..=2 * len {
         log.add(if id == b1 { Vec::new() } else { vec![id - 1] });
@@ -163,10 +194,36 @@ fn two_chains(entries: u64) -> Vec<u8> {
     let (an, bn) = (len, 2 * len);
     let round = [(a1, vec![bn]), (a1, vec![]), (b1, vec![an]), (b1, vec![])];
     for (id, after) in round.iter().cycle() {
-        if log.entries() >= entries {
+        if log.entries() >= entries || log.refused.is_some() {
             break;
         }
         log.set_after(*id, after.clone());
+    }
+    log.bytes()
+}
+
+/// Half the entries add rows, every other one waiting on the row before (never done); then
+/// four seats in turn each take the row `next` names and release it.
+fn takes(entries: u64) -> Vec<u8> {
+    const SEATS: [&str; 4] = ["darkwing", "launchpad", "gosalyn", "honker"];
+    let mut log = Log::new();
+    while log.entries() < entries / 2 {
+        let last = log.state.next_id() - 1;
+        log.add(if last % 2 == 1 {
+            vec![last]
+        } else {
+            Vec::new()
+        });
+    }
+    for seat in SEATS.iter().cycle() {
+        if log.entries() + 2 > entries {
+            break;
+        }
+        let next::Pick::Row(id) = next::take_pick(&log.state.rows, seat) else {
+            panic!("bench bug: nothing for {seat} to take");
+        };
+        log.push_by(seat, Args::Take(IdArgs { id }));
+        log.push_by(seat, Args::Release(IdArgs { id }));
     }
     log.bytes()
 }
@@ -254,39 +311,71 @@ fn row(name: &str, entries: u64, build: fn(u64) -> Vec<u8>, flat: Flat, runs: us
     );
 }
 
-/// The cycle check of `set 1 after N` on the chain, as a write meets it: the queue just
-/// verified, the first set it sees (which builds the dependency graph), the path in the message.
+/// A shape whose file is refused at some entry: the time `Queue::verify` takes to refuse it,
+/// against the flat file's for the same bytes.
+fn refused_row(name: &str, entries: u64, build: fn(u64) -> Vec<u8>, flat: Flat, runs: usize) {
+    let bytes = build(entries);
+    let mut why = None;
+    let native = ms(median_of(runs, || match Queue::verify(&bytes) {
+        Err(QueueError::Replay(ReplayError::Refused { rev, source })) => {
+            why = Some((rev, source.kind()));
+        }
+        other => panic!("bench bug: {name}: {other:?}"),
+    }));
+    let (rev, kind) = why.unwrap_or_default();
+    let ratio = native / flat.ms_for(bytes.len());
+    let verdict = if ratio <= TARGET { "met" } else { "NOT met" };
+    println!(
+        "  {name:<34} {entries:>7}  {:>9}  {native:>10.1}  {ratio:>6.2}x ({verdict}; {kind} at rev {rev})",
+        mib(bytes.len()),
+    );
+}
+
+/// `set 1 after N` on the chain as a write meets it (the queue just verified, the first set it
+/// sees, which builds the dependency graph): refused by the reach rule; and the same set
+/// appended under semantics 4, refused as a cycle with the path in the message.
 fn cycle_check(chain: &[u8], flat: Flat, runs: usize) {
     let tail = Queue::verify(chain).unwrap().state().next_id() - 1;
-    let set = Command::Set(SetArgs {
+    let value = SetValue::Numbers(vec![tail]);
+    let args = SetArgs {
         id: 1,
         field: SetField::After,
-        value: SetValue::Numbers(vec![tail]),
+        value,
         reason: None,
-    });
-    let mut message = String::new();
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let mut queue = Queue::verify(chain).unwrap();
-            let t = Instant::now();
-            let refused = queue.execute(&set, "lead-set-cycle", "lead", AT);
-            let elapsed = t.elapsed();
-            match refused {
-                Err(e) => message = e.to_string(),
-                Ok(_) => panic!("bench bug: set 1 after {tail} was not refused"),
-            }
-            elapsed
-        })
-        .collect();
-    times.sort();
-    let t = ms(times[runs / 2]);
-    let steps = message.matches(" -> ").count() + 1;
-    println!(
-        "  set 1 after {tail} on the chain: refused in {t:.1} ms = {:.2}x the flat file's verify; \
-         the message names {steps} rows ({} bytes)",
-        t / flat.ms_for(chain.len()),
-        message.len()
-    );
+    };
+    let set = Command::Set(args.clone());
+    for semantics in [CURRENT_SEMANTICS, 4] {
+        let mut message = String::new();
+        let mut times: Vec<Duration> = (0..runs)
+            .map(|_| {
+                let mut queue = Queue::verify(chain).unwrap();
+                let t = Instant::now();
+                let refused = if semantics == CURRENT_SEMANTICS {
+                    queue.execute(&set, "lead-set-cycle", "lead", AT).map(drop)
+                } else {
+                    let args = Args::Set(Box::new(args.clone()));
+                    queue
+                        .append_entry(args, "lead-set-cycle", "lead", AT, semantics)
+                        .map(drop)
+                };
+                let elapsed = t.elapsed();
+                match refused {
+                    Err(e) => message = format!("{} {e}", e.kind()),
+                    Ok(()) => panic!("bench bug: set 1 after {tail} was not refused"),
+                }
+                elapsed
+            })
+            .collect();
+        times.sort();
+        let t = ms(times[runs / 2]);
+        let kind = message.split(' ').next().unwrap_or("");
+        println!(
+            "  set 1 after {tail} on the chain, semantics {semantics}: {kind} in {t:.2} ms = {:.3}x \
+             the flat file's verify; the message is {} bytes",
+            t / flat.ms_for(chain.len()),
+            message.len() - kind.len() - 1
+        );
+    }
 }
 
 fn explain_ms(bytes: &[u8], runs: usize) -> f64 {
@@ -299,7 +388,6 @@ fn main() {
         Ok(v) => vec![v.parse().expect("MOSAIC_BENCH_ENTRIES is a number")],
         Err(_) => vec![10_000, 50_000],
     };
-    let pingpong = std::env::var_os("MOSAIC_BENCH_SKIP_PINGPONG").is_none();
     println!("bench-deps: Queue::verify of each shape / of a flat file (every row waits on row 1)");
     println!(
         "of as many entries, its time scaled to the shape's bytes; medians; target <= {TARGET}x"
@@ -344,15 +432,27 @@ fn main() {
             reference,
             runs,
         );
-        if pingpong {
-            row(
-                "two chains, ping-pong",
-                entries,
-                two_chains,
-                reference,
-                runs,
-            );
-        }
+        row(
+            "two chains of 1,001 rows, ping-pong",
+            entries,
+            two_short_chains,
+            reference,
+            runs,
+        );
+        refused_row(
+            "two long chains, ping-pong, sem. 4",
+            entries,
+            two_chains,
+            reference,
+            runs,
+        );
+        row(
+            "take and release, four seats",
+            entries,
+            takes,
+            reference,
+            runs,
+        );
         let chain_bytes = chain(entries);
         cycle_check(&chain_bytes, reference, runs);
         let (deep, wide) = (

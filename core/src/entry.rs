@@ -12,10 +12,15 @@ use serde::{Deserialize, Serialize};
 use crate::body::Body;
 use crate::model::{Status, VerdictKind, Witness};
 
-/// The newest semantics this core replays and writes: 4, the hardened table. Semantics 3 brought
-/// coordination (`take` and dependencies between rows), 2 review requests (piece D); 1 is the
-/// history before them.
-pub const CURRENT_SEMANTICS: u8 = HARDENED_SEMANTICS;
+/// The newest semantics this core replays and writes: 5, the reach rule. Semantics 4 brought
+/// the hardened table, 3 coordination (`take` and dependencies between rows), 2 review
+/// requests (piece D); 1 is the history before them.
+pub const CURRENT_SEMANTICS: u8 = REACH_SEMANTICS;
+
+/// The reach rule: a `set … after` that joins more than `state::REACH` rows on each side is
+/// refused, written and replayed alike; older sets replay within a budget of search steps
+/// instead. It includes the hardened table.
+pub const REACH_SEMANTICS: u8 = 5;
 
 /// The hardened table: `[` and `]` escaped in the render, a manifest's text stored once, and
 /// the rules for new entries (`admission`) held on replay. It includes coordination.
@@ -167,6 +172,13 @@ impl Args {
     /// Whether these arguments carry a manifest's text, which semantics 4 stores only here.
     pub fn carries_manifest(&self) -> bool {
         matches!(self, Args::Move(m) if m.manifest.is_some())
+    }
+
+    /// Whether these arguments are a `set … after` that names rows, which semantics 5 holds
+    /// to the reach rule (clearing a row's dependencies needs no rule).
+    pub fn sets_dependencies(&self) -> bool {
+        matches!(self, Args::Set(a) if a.field == SetField::After
+            && matches!(&a.value, SetValue::Numbers(n) if !n.is_empty()))
     }
 
     /// Whether these arguments need semantics 3: a `take`, or dependencies between rows.

@@ -235,6 +235,15 @@ pub enum VerbError {
     NoSuchDependency { id: u64, after: u64 },
     #[error("row {id} cannot wait on {path}: that makes a cycle")]
     DependencyCycle { id: u64, path: String },
+    /// `rows`: the rows the set would add, as `coord` quotes them.
+    #[error(
+        "row {id} cannot wait on {rows}: more than 1000 rows wait on row {id}, directly or through others, and the rows it would add wait on more than 1000, more than one set may join (docs/coordination.md); make a row that fewer rows wait on wait on them instead, or clear dependencies that are no longer needed first"
+    )]
+    DependencyReach { id: u64, rows: String },
+    #[error(
+        "the set … after entries of semantics 3 and 4 up to here make the cycle check search more than {budget} steps (64 per entry plus 1000000), which no tool writes: restore queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+    )]
+    DependencyBudget { budget: u64 },
     #[error("a dependency list must name rows in ascending order without repeats")]
     DependencyOrder,
 }
@@ -287,6 +296,8 @@ impl VerbError {
             VerbError::NotNext { .. } => "not-next",
             VerbError::NoSuchDependency { .. } => "no-such-dependency",
             VerbError::DependencyCycle { .. } => "dependency-cycle",
+            VerbError::DependencyReach { .. } => "dependency-reach",
+            VerbError::DependencyBudget { .. } => "dependency-budget",
             VerbError::DependencyOrder => "dependency-order",
         }
     }

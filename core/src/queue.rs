@@ -12,7 +12,7 @@ use crate::canon;
 use crate::digest;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
-    PLAIN_SEMANTICS, ResolveArgs,
+    PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
 };
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::model::{FORMAT_VERSION, QueueFile, Round, Row, Witness};
@@ -215,15 +215,17 @@ impl Queue {
 
     /// The semantics a new entry is written under: 2 until the queue first takes a row or
     /// makes one wait on another, 3 from that entry on; 4 from the first entry that carries a
-    /// manifest (or, `append_new`, whose table holds a bracket). A queue's semantics never go
-    /// back.
+    /// manifest (or, `append_new`, whose table holds a bracket); 5 from the first `set … after`
+    /// that names rows. A queue's semantics never go back.
     fn semantics_for(&self, args: &Args) -> u8 {
         let so_far = self
             .file
             .log
             .last()
             .map_or(PLAIN_SEMANTICS, |e| e.semantics);
-        let needed = if args.carries_manifest() {
+        let needed = if args.sets_dependencies() {
+            REACH_SEMANTICS
+        } else if args.carries_manifest() {
             HARDENED_SEMANTICS
         } else if args.uses_coordination() {
             COORDINATION_SEMANTICS

@@ -1,6 +1,7 @@
 //! The replayed state: rows in queue order plus the indexes replay and verbs need (row by id,
-//! the latest move reason per row, and the dependency graph once a `set … after` needs it). Built only by applying entries, so it is always what the
-//! log says. Op ids live only in the log: replay checks them once over the whole log and a
+//! the latest move reason per row, the dependency graph once a `set … after` needs it, and
+//! what `next` can name once a take needs it). Built only by applying entries, so it is always
+//! what the log says. Op ids live only in the log: replay checks them once over the whole log and a
 //! write looks its one op up there, so the state carries no per-entry index of them.
 
 use alloc::borrow::ToOwned;
@@ -9,8 +10,38 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::VerbError;
-use crate::model::Row;
-use crate::waits::{Cycle, Waits};
+use crate::model::{Row, Status};
+use crate::next::{Candidates, Pick};
+use crate::waits::{Refused, Waits};
+
+/// The most rows one `set … after` of semantics 5 may join on each side: it is refused when
+/// more rows than this wait on its row and its new dependencies wait on more than this.
+pub const REACH: usize = 1_000;
+
+/// The search steps the sets of older semantics may take in all, up to entry `rev`:
+/// `BUDGET_PER_ENTRY * rev + BUDGET_BASE`.
+pub const BUDGET_PER_ENTRY: u64 = 64;
+pub const BUDGET_BASE: u64 = 1_000_000;
+
+/// Why `set_after` refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unlinked {
+    /// A row of the list already waits on the row, directly or through others.
+    Cycle,
+    /// More than `REACH` rows wait on the row and its new dependencies wait on more.
+    Reach,
+    /// The older sets' search steps would pass this many, their budget at this entry.
+    Budget(u64),
+}
+
+/// The rules a `set … after` is held to, by the semantics of its entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// Semantics 5: the reach rule.
+    Reach,
+    /// Semantics 3 and 4, at entry `rev`: the budget of search steps.
+    Budget { rev: u64 },
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct State {
@@ -25,6 +56,10 @@ pub struct State {
     /// Built from the rows at the first `set … after` and kept up to date from then on; a row
     /// added with its dependencies needs no cycle check, so a log of adds never builds it.
     waits: Option<Waits>,
+    /// Built from the rows at the first take replayed and kept up to date from then on.
+    candidates: Option<Candidates>,
+    /// The search steps the `set … after` entries of semantics 3 and 4 took so far.
+    spent: u64,
 }
 
 impl State {
@@ -47,6 +82,8 @@ impl State {
             index,
             reasons: reasons.into_iter().collect(),
             waits: None,
+            candidates: None,
+            spent: 0,
         }
     }
 
@@ -86,8 +123,25 @@ impl State {
         self.open_pos(id).map(|pos| &self.rows[pos])
     }
 
+    /// The row at `pos`, to change; `next`'s index files it again before its next pick.
     pub(crate) fn row_mut(&mut self, pos: usize) -> &mut Row {
+        if let Some(c) = &mut self.candidates {
+            c.touch(pos);
+        }
         &mut self.rows[pos]
+    }
+
+    /// What `take` claims for `seat`: `next::take_pick` over the rows, from the index.
+    pub(crate) fn take_pick(&mut self, seat: &str) -> Pick {
+        let (rows, index) = (&self.rows, &self.index);
+        let candidates = self
+            .candidates
+            .get_or_insert_with(|| Candidates::build(rows, index));
+        match candidates.pick(rows, seat) {
+            None => Pick::Nothing,
+            Some(p) if rows[p].status == Status::Queued => Pick::Row(rows[p].id),
+            Some(p) => Pick::Held(rows[p].id),
+        }
     }
 
     pub fn has_row(&self, id: u64) -> bool {
@@ -105,6 +159,7 @@ impl State {
                 self.rows[i] = row;
                 // Read again from the rows when next needed.
                 self.waits = None;
+                self.candidates = None;
             }
             None => {
                 if let Some(waits) = &mut self.waits {
@@ -112,27 +167,75 @@ impl State {
                 }
                 self.index.insert(row.id, self.rows.len());
                 self.rows.push(row);
+                if self.candidates.as_ref().is_some_and(|c| c.dangling) {
+                    self.candidates = None;
+                }
+                if let Some(c) = &mut self.candidates {
+                    c.push(&self.rows, &self.index);
+                }
             }
         }
     }
 
     /// Makes the row at `pos` wait on `after` (rows that exist) in place of what it waited on,
-    /// unless some row of `after` already waits on it, directly or through others.
-    pub(crate) fn set_after(&mut self, pos: usize, after: &[u64]) -> Result<(), Cycle> {
+    /// unless some row of `after` already waits on it, directly or through others, or the
+    /// rules `held` names refuse (docs/coordination.md, "What the checks cost").
+    pub(crate) fn set_after(
+        &mut self,
+        pos: usize,
+        after: &[u64],
+        held: Held,
+    ) -> Result<(), Unlinked> {
         if self.waits.is_some() || !after.is_empty() {
             let (rows, index) = (&self.rows, &self.index);
             let waits = self.waits.get_or_insert_with(|| {
                 Waits::build(rows.iter().map(|r| positions(index, &r.after)).collect())
             });
-            waits.relink(pos, positions(index, after))?;
+            let limit = match held {
+                Held::Reach => {
+                    // Only the rows it adds: dropping dependencies costs nothing. Lists are
+                    // kept ascending.
+                    let old = &rows[pos].after;
+                    let added: Vec<u64> = after
+                        .iter()
+                        .copied()
+                        .filter(|id| old.binary_search(id).is_err())
+                        .collect();
+                    if !added.is_empty()
+                        && waits.joins_more_than(pos, &positions(index, &added), REACH)
+                    {
+                        return Err(Unlinked::Reach);
+                    }
+                    u64::MAX
+                }
+                Held::Budget { rev } => budget(rev).saturating_sub(self.spent),
+            };
+            let steps = waits
+                .relink(pos, positions(index, after), limit)
+                .map_err(|e| match (e, held) {
+                    (Refused::Budget, Held::Budget { rev }) => Unlinked::Budget(budget(rev)),
+                    _ => Unlinked::Cycle,
+                })?;
+            if let Held::Budget { .. } = held {
+                self.spent += steps;
+            }
         }
-        self.rows[pos].after = after.to_vec();
+        let old = core::mem::replace(&mut self.rows[pos].after, after.to_vec());
+        if let Some(c) = &mut self.candidates {
+            c.relink(&self.rows, &self.index, pos, &old, after);
+        }
         Ok(())
     }
 
     /// The reason given with the move that set the row's current status, if any.
     pub fn move_reason(&self, id: u64) -> Option<&str> {
         self.reasons.get(&id).map(String::as_str)
+    }
+
+    /// The search steps the older sets took so far.
+    #[cfg(test)]
+    pub(crate) fn spent(&self) -> u64 {
+        self.spent
     }
 
     /// Every row stands after the rows it waits on in the graph's order, if there is one.
@@ -154,6 +257,13 @@ impl State {
             }
         }
     }
+}
+
+/// The search steps the older sets may take up to entry `rev`.
+fn budget(rev: u64) -> u64 {
+    BUDGET_PER_ENTRY
+        .saturating_mul(rev)
+        .saturating_add(BUDGET_BASE)
 }
 
 /// The positions of the rows `ids` names; an id with no row (which no replayed state holds)

@@ -2,16 +2,22 @@
 //! row after the rows it waits on). Making a row wait on rows that already stand before it
 //! needs no search; otherwise only the rows standing between them can lie on a cycle, and a
 //! search from both ends, which stops when either side runs out, finds the cycle or the rows
-//! to move (docs/coordination.md, "What the checks cost").
+//! to move (docs/coordination.md, "What the checks cost"). Bounded counts of the rows on
+//! either side serve the rule that keeps every set's search small.
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use crate::order::Order;
 
-/// Making a row wait on the rows asked would close a cycle.
+/// Why a row cannot be made to wait on the rows asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Cycle;
+pub(crate) enum Refused {
+    /// It would close a cycle.
+    Cycle,
+    /// The search needed more steps than it was allowed.
+    Budget,
+}
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Waits {
@@ -47,6 +53,65 @@ impl Seen {
             self.epoch = 1;
         }
         self.epoch
+    }
+}
+
+/// Which way a count goes: to the rows that wait on a row, or to the rows it waits on.
+#[derive(Clone, Copy)]
+enum Side {
+    Ahead,
+    Behind,
+}
+
+/// One side of `joins_more_than`: a depth-first walk, one link a step, counting the rows it
+/// reaches (the rows it starts from only when reached again).
+struct Count {
+    /// Each frame: a row and where its links resume (a dependent's position ahead, an index
+    /// into its dependencies behind).
+    stack: Vec<(usize, usize)>,
+    count: usize,
+}
+
+impl Count {
+    fn new(from: &[usize]) -> Count {
+        Count {
+            stack: from.iter().map(|&r| (r, 0)).collect(),
+            count: 0,
+        }
+    }
+
+    /// Looks at one link; `false` once there is nothing left to look at.
+    fn step(&mut self, w: &mut Waits, epoch: u32, side: Side) -> bool {
+        let Some((row, at)) = self.stack.last_mut() else {
+            return false;
+        };
+        let (next, marks) = match side {
+            Side::Ahead => (
+                w.dependents
+                    .range((*row, *at)..=(*row, usize::MAX))
+                    .next()
+                    .map(|&(_, d)| (d, d + 1)),
+                &mut w.seen.forward,
+            ),
+            Side::Behind => (
+                w.deps[*row].get(*at).map(|&d| (d, *at + 1)),
+                &mut w.seen.backward,
+            ),
+        };
+        match next {
+            None => {
+                self.stack.pop();
+            }
+            Some((reached, resume)) => {
+                *at = resume;
+                if marks[reached] != epoch {
+                    marks[reached] = epoch;
+                    self.count += 1;
+                    self.stack.push((reached, 0));
+                }
+            }
+        }
+        true
     }
 }
 
@@ -111,11 +176,13 @@ impl Waits {
         self.order.push();
     }
 
-    /// Makes row `x` wait on `new` in place of what it waited on, unless that closes a cycle;
-    /// on `Err` nothing changed that anyone can see (the order may have been searched only).
-    pub(crate) fn relink(&mut self, x: usize, new: Vec<usize>) -> Result<(), Cycle> {
+    /// Makes row `x` wait on `new` in place of what it waited on, unless that closes a cycle
+    /// or the search takes more than `limit` steps (one link looked at from each side a step);
+    /// returns the steps taken. On `Err` nothing changed that anyone can see (the order may
+    /// have been searched only).
+    pub(crate) fn relink(&mut self, x: usize, new: Vec<usize>, limit: u64) -> Result<u64, Refused> {
         if new.contains(&x) {
-            return Err(Cycle);
+            return Err(Refused::Cycle);
         }
         let at = self.order.label(x);
         let late: Vec<usize> = new
@@ -123,8 +190,9 @@ impl Waits {
             .copied()
             .filter(|&d| self.order.label(d) > at)
             .collect();
+        let mut steps = 0;
         if !late.is_empty() {
-            self.reorder(x, &late)?;
+            steps = self.reorder(x, &late, limit)?;
         }
         for &d in &self.deps[x] {
             self.dependents.remove(&(d, x));
@@ -133,15 +201,17 @@ impl Waits {
             self.dependents.insert((d, x));
         }
         self.deps[x] = new;
-        Ok(())
+        Ok(steps)
     }
 
-    /// Puts `x` after `late` (rows that stand after it), moving the smaller side found.
-    fn reorder(&mut self, x: usize, late: &[usize]) -> Result<(), Cycle> {
+    /// Puts `x` after `late` (rows that stand after it), moving the smaller side found;
+    /// the steps the search took.
+    fn reorder(&mut self, x: usize, late: &[usize], limit: u64) -> Result<u64, Refused> {
         let Some(&top) = late.iter().max_by_key(|&&d| self.order.label(d)) else {
-            return Ok(());
+            return Ok(0);
         };
-        match self.search(x, late, top)? {
+        let (moved, steps) = self.search(x, late, top, limit)?;
+        match moved {
             Moved::Forward(mut rows) => {
                 rows.sort_unstable_by_key(|&n| self.order.label(n));
                 self.order.move_after(top, &rows);
@@ -151,15 +221,23 @@ impl Waits {
                 self.order.move_before(x, &rows);
             }
         }
-        Ok(())
+        Ok(steps)
     }
 
     /// Searches forward from `x` (the rows that wait on it, directly or through others, that
     /// stand no later than `top`) and backward from `late` (the rows they wait on that stand
     /// after `x`), one edge of each in turn. A row reached from both sides is a cycle. When a
     /// side runs out, its rows can move past the other end without breaking the order: the
-    /// forward side right after `top`, the backward side right before `x`.
-    fn search(&mut self, x: usize, late: &[usize], top: usize) -> Result<Moved, Cycle> {
+    /// forward side right after `top`, the backward side right before `x`. A step looks at one
+    /// link on each side, so the steps are about the smaller side's links; past `limit` steps
+    /// the search gives up.
+    fn search(
+        &mut self,
+        x: usize,
+        late: &[usize],
+        top: usize,
+        limit: u64,
+    ) -> Result<(Moved, u64), Refused> {
         let Waits {
             order,
             deps,
@@ -179,14 +257,19 @@ impl Waits {
         }
         let mut backward: Vec<(usize, usize)> = late.iter().map(|&d| (d, 0)).collect();
         let mut behind = late.to_vec();
+        let mut steps: u64 = 0;
         let found = loop {
             #[cfg(test)]
             {
                 examined += 1;
             }
+            if steps == limit {
+                break Err(Refused::Budget);
+            }
+            steps += 1;
             // One row that waits on the row on top of the forward stack.
             let Some((row, from)) = forward.last_mut() else {
-                break Ok(Moved::Forward(ahead));
+                break Ok((Moved::Forward(ahead), steps));
             };
             match dependents.range((*row, *from)..=(*row, usize::MAX)).next() {
                 None => {
@@ -196,7 +279,7 @@ impl Waits {
                     *from = w + 1;
                     if order.label(w) <= high {
                         if seen.backward[w] == epoch {
-                            break Err(Cycle);
+                            break Err(Refused::Cycle);
                         }
                         if seen.forward[w] != epoch {
                             seen.forward[w] = epoch;
@@ -208,7 +291,7 @@ impl Waits {
             }
             // One row that the row on top of the backward stack waits on.
             let Some((row, i)) = backward.last_mut() else {
-                break Ok(Moved::Backward(behind));
+                break Ok((Moved::Backward(behind), steps));
             };
             match deps[*row].get(*i) {
                 None => {
@@ -218,7 +301,7 @@ impl Waits {
                     *i += 1;
                     if order.label(u) >= low {
                         if seen.forward[u] == epoch {
-                            break Err(Cycle);
+                            break Err(Refused::Cycle);
                         }
                         if seen.backward[u] != epoch {
                             seen.backward[u] = epoch;
@@ -236,6 +319,45 @@ impl Waits {
         found
     }
 
+    /// Whether more than `most` rows wait on `x` and the rows of `from` wait on more than
+    /// `most` (each directly or through others; a row of `from` counts when another one waits
+    /// on it). The two counts go one link at a time in turn and each stops past `most`, so the
+    /// answer costs about the smaller side, and at most `most` rows of either.
+    pub(crate) fn joins_more_than(&mut self, x: usize, from: &[usize], most: usize) -> bool {
+        let epoch = self.seen.begin(self.deps.len());
+        let mut ahead = Count::new(&[x]);
+        let mut behind = Count::new(from);
+        loop {
+            if ahead.count <= most && !ahead.step(self, epoch, Side::Ahead) {
+                return false;
+            }
+            if behind.count <= most && !behind.step(self, epoch, Side::Behind) {
+                return false;
+            }
+            if ahead.count > most && behind.count > most {
+                return true;
+            }
+        }
+    }
+
+    /// How many rows wait on `x`, counted up to `most + 1`; for checks.
+    #[cfg(test)]
+    fn count_waiting(&mut self, x: usize, most: usize) -> usize {
+        let epoch = self.seen.begin(self.deps.len());
+        let mut ahead = Count::new(&[x]);
+        while ahead.count <= most && ahead.step(self, epoch, Side::Ahead) {}
+        ahead.count
+    }
+
+    /// How many rows the rows of `from` wait on, counted up to `most + 1`; for checks.
+    #[cfg(test)]
+    fn count_waited_on(&mut self, from: &[usize], most: usize) -> usize {
+        let epoch = self.seen.begin(self.deps.len());
+        let mut behind = Count::new(from);
+        while behind.count <= most && behind.step(self, epoch, Side::Behind) {}
+        behind.count
+    }
+
     /// Every row stands after the rows it waits on; for checks.
     #[cfg(test)]
     pub(crate) fn is_ordered(&self) -> bool {
@@ -250,6 +372,9 @@ impl Waits {
 mod tests {
     use super::*;
     use alloc::vec;
+
+    /// No limit on a search's steps.
+    const ALL: u64 = u64::MAX;
 
     /// Rows `0..n`, each waiting on the one before.
     fn chain(n: usize) -> Vec<Vec<usize>> {
@@ -279,10 +404,10 @@ mod tests {
         let lone = n;
         for round in 0..200 {
             let before = w.examined;
-            w.relink(0, vec![lone]).unwrap();
-            w.relink(0, vec![]).unwrap();
-            w.relink(lone, vec![n - 1]).unwrap();
-            w.relink(lone, vec![]).unwrap();
+            w.relink(0, vec![lone], ALL).unwrap();
+            w.relink(0, vec![], ALL).unwrap();
+            w.relink(lone, vec![n - 1], ALL).unwrap();
+            w.relink(lone, vec![], ALL).unwrap();
             assert!(w.is_ordered(), "round {round}");
             assert!(
                 w.examined - before < 20,
@@ -290,11 +415,11 @@ mod tests {
                 w.examined - before
             );
         }
-        w.relink(lone, vec![n - 1]).unwrap();
+        w.relink(lone, vec![n - 1], ALL).unwrap();
         let before = w.examined;
-        assert_eq!(w.relink(0, vec![lone]), Err(Cycle));
+        assert_eq!(w.relink(0, vec![lone], ALL), Err(Refused::Cycle));
         assert!(w.examined - before > n / 4, "{}", w.examined - before);
-        assert_eq!(w.relink(lone, vec![0]), Ok(()));
+        assert_eq!(w.relink(lone, vec![0], ALL), Ok(0));
         assert!(w.is_ordered());
     }
 
@@ -313,15 +438,69 @@ mod tests {
         let (a1, an, b1, bn) = (0, n - 1, n, 2 * n - 1);
         for round in 0..6 {
             let before = w.examined;
-            w.relink(a1, vec![bn]).unwrap();
-            assert_eq!(w.relink(b1, vec![an]), Err(Cycle));
-            w.relink(a1, vec![]).unwrap();
-            w.relink(b1, vec![an]).unwrap();
-            w.relink(b1, vec![]).unwrap();
+            w.relink(a1, vec![bn], ALL).unwrap();
+            assert_eq!(w.relink(b1, vec![an], ALL), Err(Refused::Cycle));
+            w.relink(a1, vec![], ALL).unwrap();
+            w.relink(b1, vec![an], ALL).unwrap();
+            w.relink(b1, vec![], ALL).unwrap();
             assert!(w.is_ordered(), "round {round}");
             let paid = w.examined - before;
             assert!((n..8 * n).contains(&paid), "round {round}: {paid}");
         }
+    }
+
+    /// A search stops at its limit, leaving the order as it was; with one step more it passes
+    /// and says how many it took.
+    #[test]
+    fn a_search_past_its_limit_gives_up() {
+        let n = 300;
+        let mut deps = chain(n);
+        deps.extend(
+            chain(n)
+                .into_iter()
+                .map(|d| d.iter().map(|p| p + n).collect()),
+        );
+        let mut w = Waits::build(deps);
+        let before = w.order.sequence();
+        let (a1, bn) = (0, 2 * n - 1);
+        let took = w.clone().relink(a1, vec![bn], ALL).unwrap();
+        assert!((n as u64..=2 * n as u64 + 1).contains(&took), "{took}");
+        assert_eq!(w.relink(a1, vec![bn], took - 1), Err(Refused::Budget));
+        assert_eq!(w.order.sequence(), before);
+        assert_eq!(w.relink(a1, vec![bn], took), Ok(took));
+        assert!(w.is_ordered());
+        // Nothing to search: no steps.
+        assert_eq!(w.relink(a1, vec![], 0), Ok(0));
+        // Chain b now stands before chain a.
+        assert_eq!(w.relink(n - 1, vec![n - 2, bn], 0), Ok(0));
+    }
+
+    /// The bounded counts: exactly `most` rows is not more, one row more is, through chains,
+    /// a fan and rows reached twice.
+    #[test]
+    fn reach_counts_stop_one_past_the_most() {
+        // 0 <- 1 <- ... <- 10, and 11..=20 each waiting on 0 and 10 (reached twice from 0).
+        let mut deps = chain(11);
+        deps.extend((11..=20).map(|_| vec![0, 10]));
+        let mut w = Waits::build(deps);
+        assert_eq!(w.count_waiting(0, 20), 20);
+        assert_eq!(w.count_waiting(0, 19), 20);
+        assert_eq!(w.count_waiting(0, 5), 6);
+        assert_eq!(w.count_waiting(10, 10), 10);
+        assert_eq!(w.count_waiting(20, 0), 0);
+        assert_eq!(w.count_waited_on(&[20], 11), 11);
+        assert_eq!(w.count_waited_on(&[20], 3), 4);
+        // A row of the list that another one waits on counts; the list's own rows do not.
+        assert_eq!(w.count_waited_on(&[5, 10], 20), 10);
+        assert_eq!(w.count_waited_on(&[0, 1], 20), 1);
+        assert_eq!(w.count_waited_on(&[0], 20), 0);
+        // Both sides must pass: row 0 has 20 rows waiting, row 20 waits on 11.
+        assert!(w.joins_more_than(0, &[20], 10));
+        assert!(!w.joins_more_than(0, &[20], 11));
+        assert!(!w.joins_more_than(10, &[20], 10));
+        assert!(w.joins_more_than(10, &[20], 9));
+        assert!(!w.joins_more_than(20, &[20], 0));
+        assert!(!w.joins_more_than(0, &[0], 0));
     }
 
     /// Whether `to` can be reached from `from` through what rows wait on.
@@ -369,7 +548,7 @@ mod tests {
             new.dedup();
             let cycle = new.iter().any(|&d| reaches(&deps, d, x));
             let late = new.iter().any(|&d| w.order.label(d) > w.order.label(x));
-            let got = w.relink(x, new.clone());
+            let got = w.relink(x, new.clone(), ALL);
             assert_eq!(got.is_err(), cycle, "step {step}: {x} after {new:?}");
             if got.is_ok() {
                 moved += usize::from(late);

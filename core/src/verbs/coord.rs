@@ -1,18 +1,23 @@
 //! Semantics 3, coordination: `take` claims the row `next` names for its actor, and rows may
 //! wait on other rows (`add --after`, `set ID after`). Replay re-checks that each take claimed
-//! exactly what `next` named at that revision, and that no dependency is missing or circular.
+//! exactly what `next` named at that revision, and that no dependency is missing or circular
+//! (and, from semantics 5, that no set joins too many rows on both sides).
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::Ctx;
-use crate::entry::IdArgs;
+use crate::entry::{IdArgs, REACH_SEMANTICS};
 use crate::error::VerbError;
 use crate::matrix::{self, Via};
 use crate::model::Status;
-use crate::next::{self, Pick};
+use crate::next::Pick;
 use crate::render::push_number;
-use crate::state::State;
+use crate::state::{Held, State, Unlinked};
+
+/// A path longer than this is quoted by its first and last `ENDS` rows.
+const WHOLE: usize = 9;
+const ENDS: usize = 4;
 
 pub(super) fn take(
     state: &mut State,
@@ -20,7 +25,7 @@ pub(super) fn take(
     ctx: &Ctx,
     out: &mut String,
 ) -> Result<(), VerbError> {
-    let named = match next::take_pick(&state.rows, ctx.by) {
+    let named = match state.take_pick(ctx.by) {
         Pick::Row(id) => Some(id),
         Pick::Held(_) | Pick::Nothing => None,
     };
@@ -81,32 +86,76 @@ pub(super) fn check_after(state: &State, id: u64, after: &[u64]) -> Result<(), V
     Ok(())
 }
 
-/// `set ID after LIST` on the row at `pos`: the list checked as for `add`, and refused when a
-/// row of it already waits on `id`, directly or through others. The state's dependency graph
-/// decides (in time bounded by the rows between them in its order); the path the message
+/// `set ID after LIST` on the row at `pos`: the list checked as for `add`, then, under
+/// semantics 5, the reach rule, and refused when a row of it already waits on `id`, directly
+/// or through others. The state's dependency graph decides (in time bounded by the rows
+/// between them in its order, and by the budget for older entries); the path the message
 /// names is then found by the walk below, once, on the way out.
 pub(super) fn set_after(
     state: &mut State,
     pos: usize,
     id: u64,
     after: &[u64],
+    ctx: &Ctx,
 ) -> Result<(), VerbError> {
     check_after(state, id, after)?;
-    if state.set_after(pos, after).is_ok() {
-        return Ok(());
+    let held = if ctx.semantics >= REACH_SEMANTICS {
+        Held::Reach
+    } else {
+        Held::Budget { rev: ctx.rev }
+    };
+    match state.set_after(pos, after, held) {
+        Ok(()) => Ok(()),
+        Err(Unlinked::Budget(budget)) => Err(VerbError::DependencyBudget { budget }),
+        Err(Unlinked::Reach) => {
+            let old = &state.rows[pos].after;
+            let added: Vec<u64> = after
+                .iter()
+                .copied()
+                .filter(|d| old.binary_search(d).is_err())
+                .collect();
+            Err(VerbError::DependencyReach {
+                id,
+                rows: quote(&added, ", "),
+            })
+        }
+        Err(Unlinked::Cycle) => {
+            // Both answer the same question; should they ever disagree, the list stands in
+            // for the path rather than letting the cycle in.
+            let path = path_back(state, id, after).unwrap_or_else(|| after.to_vec());
+            Err(VerbError::DependencyCycle {
+                id,
+                path: quote(&path, " -> "),
+            })
+        }
     }
-    // Both answer the same question; should they ever disagree, the list stands in for the
-    // path rather than letting the cycle in.
-    let path = path_back(state, id, after).unwrap_or_else(|| after.to_vec());
+}
+
+/// `#3 -> #2 -> #1`, or for a long list its first and last rows around `...` and the count:
+/// a refusal stays one short line however long the path.
+fn quote(rows: &[u64], between: &str) -> String {
     let mut text = String::new();
-    for (i, step) in path.iter().enumerate() {
+    let long = rows.len() > WHOLE;
+    for (i, step) in rows.iter().enumerate() {
+        if long && (ENDS..rows.len() - ENDS).contains(&i) {
+            if i == ENDS {
+                text.push_str(between);
+                text.push_str("...");
+            }
+            continue;
+        }
         if i > 0 {
-            text.push_str(" -> ");
+            text.push_str(between);
         }
         text.push('#');
         push_number(&mut text, *step);
     }
-    Err(VerbError::DependencyCycle { id, path: text })
+    if long {
+        text.push_str(" (");
+        push_number(&mut text, rows.len() as u64);
+        text.push_str(" rows)");
+    }
+    text
 }
 
 /// A chain of dependencies from one of `after` back to `id`, if there is one: depth-first,
@@ -172,13 +221,10 @@ mod tests {
         check_after(state, id, after)?;
         match path_back(state, id, after) {
             None => Ok(()),
-            Some(path) => {
-                let steps: Vec<String> = path.iter().map(|s| alloc::format!("#{s}")).collect();
-                Err(VerbError::DependencyCycle {
-                    id,
-                    path: steps.join(" -> "),
-                })
-            }
+            Some(path) => Err(VerbError::DependencyCycle {
+                id,
+                path: quote(&path, " -> "),
+            }),
         }
     }
 
@@ -186,7 +232,7 @@ mod tests {
     fn set(state: &mut State, id: u64, after: &[u64]) -> Result<(), VerbError> {
         let want = walk_only(state, id, after);
         let pos = state.pos(id).unwrap();
-        let got = set_after(state, pos, id, after);
+        let got = set_after(state, pos, id, after, &ctx(REACH_SEMANTICS));
         assert_eq!(
             got.as_ref().map_err(|e| alloc::format!("{e}")),
             want.as_ref().map_err(|e| alloc::format!("{e}")),
@@ -200,6 +246,16 @@ mod tests {
             "order broken by set {id} after {after:?}"
         );
         got
+    }
+
+    fn ctx(semantics: u8) -> Ctx<'static> {
+        Ctx {
+            rev: 2,
+            op: "lead-set-1",
+            by: "lead",
+            at: "2026-11-30T10:00:00.000Z",
+            semantics,
+        }
     }
 
     fn chain(n: u64) -> State {
@@ -244,6 +300,140 @@ mod tests {
             set(&mut state, 6, &[2, 1]),
             Err(VerbError::DependencyOrder)
         ));
+    }
+
+    /// A path of nine rows is quoted whole; a longer one by its ends and its length.
+    #[test]
+    fn a_long_path_is_quoted_by_its_ends() {
+        let mut state = chain(9);
+        let err = set(&mut state, 1, &[9]).unwrap_err();
+        assert_eq!(
+            alloc::format!("{err}"),
+            "row 1 cannot wait on #9 -> #8 -> #7 -> #6 -> #5 -> #4 -> #3 -> #2 -> #1: that makes a cycle"
+        );
+        // Long enough for the reach rule: an older entry's cycle.
+        let mut state = chain(20_000);
+        let pos = state.pos(1).unwrap();
+        let err = set_after(&mut state, pos, 1, &[20_000], &ctx(4)).unwrap_err();
+        assert_eq!(
+            alloc::format!("{err}"),
+            "row 1 cannot wait on #20000 -> #19999 -> #19998 -> #19997 -> ... -> #4 -> #3 -> #2 -> #1 (20000 rows): that makes a cycle"
+        );
+        assert_eq!(
+            quote(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], ", "),
+            "#1, #2, #3, #4, ..., #7, #8, #9, #10 (10 rows)"
+        );
+        assert_eq!(quote(&[7], ", "), "#7");
+    }
+
+    /// Rows 1..=1002 and 1003..=2004, two chains: 1000 rows wait on row 2 and 1001 on row 1;
+    /// row 2003 waits on 1000 rows and row 2004 on 1001.
+    fn two_chains() -> State {
+        let mut state = chain(1002);
+        state.put_row(row(1003, &[]));
+        for id in 1004..=2004 {
+            state.put_row(row(id, &[id - 1]));
+        }
+        state
+    }
+
+    /// Under semantics 5 a set is refused only when both sides pass 1000 rows, exactly; the
+    /// rows it already waits on do not count, and clearing is always free. Older entries are
+    /// not held to it.
+    #[test]
+    fn the_reach_rule_at_its_edges() {
+        let mut state = two_chains();
+        let under = |state: &mut State, id: u64, after: &[u64], semantics: u8| {
+            let pos = state.pos(id).unwrap();
+            set_after(state, pos, id, after, &ctx(semantics))
+        };
+        for (id, tail, refused) in [
+            (2, 2003, false),
+            (1, 2003, false),
+            (2, 2004, false),
+            (1, 2004, true),
+        ] {
+            // A set replaces the row's list: row 2 keeps waiting on row 1.
+            let kept: &[u64] = if id == 2 { &[1] } else { &[] };
+            let got = under(&mut state, id, &[kept, &[tail]].concat(), REACH_SEMANTICS);
+            assert_eq!(got.is_err(), refused, "set {id} after {tail}: {got:?}");
+            if let Err(e) = got {
+                assert_eq!(e.kind(), "dependency-reach");
+                assert_eq!(
+                    alloc::format!("{e}"),
+                    "row 1 cannot wait on #2004: more than 1000 rows wait on row 1, directly or through others, and the rows it would add wait on more than 1000, more than one set may join (docs/coordination.md); make a row that fewer rows wait on wait on them instead, or clear dependencies that are no longer needed first"
+                );
+                assert!(state.row(1).unwrap().after.is_empty());
+            }
+            under(&mut state, id, kept, REACH_SEMANTICS).unwrap();
+        }
+        // The same set under semantics 4 is fine; once there, naming it again adds nothing.
+        under(&mut state, 1, &[2004], 4).unwrap();
+        under(&mut state, 1, &[2004], REACH_SEMANTICS).unwrap();
+        assert_eq!(
+            under(&mut state, 1, &[1003, 2004], REACH_SEMANTICS).map_err(|e| e.kind()),
+            Ok(())
+        );
+        assert_eq!(
+            under(&mut state, 1, &[2003, 2004], REACH_SEMANTICS).map_err(|e| e.kind()),
+            Ok(())
+        );
+        under(&mut state, 1, &[], REACH_SEMANTICS).unwrap();
+        assert!(state.waits_ordered());
+        // A cycle whose sides are both long is refused at the rule, before any search.
+        let mut state = chain(1_200);
+        assert_eq!(
+            under(&mut state, 1, &[1_200], REACH_SEMANTICS).map_err(|e| e.kind()),
+            Err("dependency-reach")
+        );
+        assert_eq!(
+            under(&mut state, 1, &[1_200], 4).map_err(|e| e.kind()),
+            Err("dependency-cycle")
+        );
+    }
+
+    /// Older sets replay within 64 steps an entry plus 1,000,000: two chains of 5,000 rows in
+    /// ping-pong run out at the set whose steps would pass it, not one set sooner or later.
+    #[test]
+    fn older_sets_run_out_of_budget_exactly() {
+        let n = 5_000;
+        let mut state = chain(n);
+        state.put_row(row(n + 1, &[]));
+        for id in n + 2..=2 * n {
+            state.put_row(row(id, &[id - 1]));
+        }
+        let round = [
+            (1, vec![2 * n]),
+            (1, vec![]),
+            (n + 1, vec![n]),
+            (n + 1, vec![]),
+        ];
+        let mut rev = 2 * n;
+        for (id, after) in round.iter().cycle() {
+            rev += 1;
+            let at = |rev: u64| Ctx { rev, ..ctx(4) };
+            let before = state.spent();
+            let pos = state.pos(*id).unwrap();
+            match set_after(&mut state, pos, *id, after, &at(rev)) {
+                Ok(()) => assert!(state.spent() <= 64 * rev + 1_000_000),
+                Err(e) => {
+                    assert_eq!(state.spent(), before);
+                    assert_eq!(
+                        alloc::format!("{e}"),
+                        alloc::format!(
+                            "the set … after entries of semantics 3 and 4 up to here make the cycle check search more than {} steps (64 per entry plus 1000000), which no tool writes: restore queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery",
+                            64 * rev + 1_000_000
+                        )
+                    );
+                    // With room, the same set takes more steps than were left.
+                    let mut room = state.clone();
+                    set_after(&mut room, pos, *id, after, &at(rev + 1_000_000)).unwrap();
+                    assert!(room.spent() > 64 * rev + 1_000_000);
+                    assert!(rev > 2 * n + 200, "ran out at rev {rev}");
+                    return;
+                }
+            }
+        }
     }
 
     /// Two chains made to wait on each other's end in turn: each set moves a whole chain in

@@ -189,7 +189,7 @@ pub(super) fn set(
             state.row_mut(pos).reviewers.clone_from(s);
         }
         (SetField::After, SetValue::Numbers(n)) => {
-            super::coord::set_after(state, pos, a.id, n)?;
+            super::coord::set_after(state, pos, a.id, n, ctx)?;
         }
         (field, _) => {
             let expected = match field {

@@ -1643,21 +1643,29 @@ fn gitea() -> Vec<Case> {
 
 /// Snapshots whose rows wait on rows, in the shapes that once made replay quadratic in the
 /// depth of the waits (minutes at these sizes, beyond the sandbox's fuel): a chain of adds, the
-/// same with `set 1 after` its tail (a cycle), a chain built from its end by `set`, and a lone
-/// row moved from one end of a chain to the other over and over. The files are built entry by
-/// entry through the core (the bodies stand in: replay does not re-render them), and checked
-/// with `verify --snapshot`, since their canonical root is not the checkout's.
+/// same with `set 1 after` its tail (a cycle, written under semantics 4, whose message quotes
+/// the path by its ends), a chain built from its end by `set`, a lone row moved from one end of
+/// a chain to the other over and over, and two chains made to wait on each other's ends in
+/// turn: under semantics 4 refused where the budget of search steps runs out, under 5 at the
+/// first such set by the reach rule. The files are built entry by entry through the core (the
+/// bodies stand in: replay does not re-render them), and checked with `verify --snapshot`,
+/// since their canonical root is not the checkout's.
 fn dependencies() -> Vec<Case> {
+    use mosaic_queue_core::entry::CURRENT_SEMANTICS;
     const ROWS: u64 = 20_000;
-    let snapshot = |name: &str, steps: &[(u64, Vec<u64>)], code: i32, gist: String| {
-        let (json, md) = deps_snapshot(steps);
+    let snapshot = |name: &str,
+                    steps: &[(u64, Vec<u64>)],
+                    semantics: u8,
+                    code: i32,
+                    gist: &dyn Fn(u64) -> String| {
+        let (json, md, refused) = deps_snapshot(steps, semantics);
         let dir = format!("deps-{name}");
         Case::new(
             Family::Files,
             format!("files/dependencies/{name}"),
             &["verify", "--snapshot", &format!("{{base}}/{dir}")],
             code,
-            &gist,
+            &gist(refused.unwrap_or(0)),
         )
         .setup(Setup::Dir(dir.clone()))
         .setup(Setup::Write(format!("{dir}/queue.json"), json))
@@ -1680,31 +1688,61 @@ fn dependencies() -> Vec<Case> {
         (half, vec![]),
     ];
     lone.extend(round.iter().cycle().take(half as usize).cloned());
-    let ok = |steps: &[(u64, Vec<u64>)]| format!("ok verify --snapshot rev {}", steps.len() + 1);
+    // Rows 1..=half and half+1..=ROWS, two chains, then 400 sets in ping-pong.
+    let mut two: Vec<(u64, Vec<u64>)> = (2..=ROWS)
+        .map(|id| (0, if id == half + 1 { vec![] } else { vec![id - 1] }))
+        .collect();
+    let round = [
+        (1, vec![ROWS]),
+        (1, vec![]),
+        (half + 1, vec![half]),
+        (half + 1, vec![]),
+    ];
+    two.extend(round.iter().cycle().take(400).cloned());
+    let ok = |steps: &[(u64, Vec<u64>)]| {
+        let line = format!("ok verify --snapshot rev {}", steps.len() + 1);
+        move |_| line.clone()
+    };
+    let current = CURRENT_SEMANTICS;
     vec![
-        snapshot("deep-chain", &chain, 0, ok(&chain)),
-        snapshot(
-            "deep-chain-cycle",
-            &cycle,
-            2,
+        snapshot("deep-chain", &chain, current, 0, &ok(&chain)),
+        snapshot("deep-chain-cycle", &cycle, 4, 2, &|_| {
             format!(
-                "row 1 cannot wait on #{ROWS} -> #{} -> #{}",
+                "row 1 cannot wait on #{ROWS} -> #{} -> #{} -> #{} -> ... -> #4 -> #3 -> #2 -> #1 ({ROWS} rows): that makes a cycle",
                 ROWS - 1,
-                ROWS - 2
-            ),
+                ROWS - 2,
+                ROWS - 3
+            )
+        }),
+        snapshot(
+            "chain-set-from-its-end",
+            &backwards,
+            current,
+            0,
+            &ok(&backwards),
         ),
-        snapshot("chain-set-from-its-end", &backwards, 0, ok(&backwards)),
-        snapshot("lone-row-ping-pong", &lone, 0, ok(&lone)),
+        snapshot("lone-row-ping-pong", &lone, current, 0, &ok(&lone)),
+        snapshot("two-chains-ping-pong-over-budget", &two, 4, 2, &|rev| {
+            format!(
+                "log entry rev {rev} is refused by the rules it was written under: the set … after entries of semantics 3 and 4 up to here make the cycle check search more than {} steps (64 per entry plus 1000000), which no tool writes: restore queue.json from git",
+                64 * rev + 1_000_000
+            )
+        }),
+        snapshot("two-chains-ping-pong-reach", &two, current, 2, &|rev| {
+            format!(
+                "log entry rev {rev} is refused by the rules it was written under: row 1 cannot wait on #{ROWS}: more than 1000 rows wait on row 1"
+            )
+        }),
     ]
 }
 
 /// A snapshot's queue.json and QUEUE.md after genesis of row 1 and `steps` (see
-/// `dependencies`), every entry by the lead; an entry the core refuses is logged all the same,
-/// for replay to refuse.
-fn deps_snapshot(steps: &[(u64, Vec<u64>)]) -> (Vec<u8>, Vec<u8>) {
+/// `dependencies`), every entry by the lead under `semantics`; an entry the core refuses is
+/// logged all the same, for replay to refuse (the first one's rev is returned).
+fn deps_snapshot(steps: &[(u64, Vec<u64>)], semantics: u8) -> (Vec<u8>, Vec<u8>, Option<u64>) {
     use mosaic_queue_core::body::Body;
     use mosaic_queue_core::entry::{AddArgs, Args, GenesisArgs, MapRow, SetArgs, SetField};
-    use mosaic_queue_core::entry::{CURRENT_SEMANTICS, Entry, SetValue};
+    use mosaic_queue_core::entry::{Entry, SetValue};
     use mosaic_queue_core::verbs::{self, Ctx};
     use mosaic_queue_core::{Queue, Status, canon, digest, render, table};
     const AT: &str = "2026-11-29T10:00:00.000Z";
@@ -1726,6 +1764,7 @@ fn deps_snapshot(steps: &[(u64, Vec<u64>)]) -> (Vec<u8>, Vec<u8>) {
     };
     let (queue, _) = Queue::genesis(genesis, "jason-genesis-1", "jason", AT).unwrap();
     let (mut file, mut state) = (queue.file().clone(), queue.state().clone());
+    let mut refused = None;
     for (id, after) in steps {
         let rev = file.revision + 1;
         let args = match id {
@@ -1754,16 +1793,18 @@ fn deps_snapshot(steps: &[(u64, Vec<u64>)]) -> (Vec<u8>, Vec<u8>) {
             op: &op,
             by: "lead",
             at: AT,
-            semantics: CURRENT_SEMANTICS,
+            semantics,
         };
-        let receipt =
-            verbs::apply(&mut state, &args, &ctx).unwrap_or_else(|_| format!("set {id} after"));
+        let receipt = verbs::apply(&mut state, &args, &ctx).unwrap_or_else(|_| {
+            refused.get_or_insert(rev);
+            format!("set {id} after")
+        });
         file.log.push(Entry {
             rev,
             verb: args.verb(),
             by: "lead".into(),
             at: AT.into(),
-            semantics: CURRENT_SEMANTICS,
+            semantics,
             args,
             receipt,
             body: Body::Sha256(digest::sha256(op.as_bytes())),
@@ -1771,11 +1812,11 @@ fn deps_snapshot(steps: &[(u64, Vec<u64>)]) -> (Vec<u8>, Vec<u8>) {
         });
         file.revision = rev;
     }
-    let body = render::render_body_under(&state, CURRENT_SEMANTICS);
+    let body = render::render_body_under(&state, semantics);
     if let Some(last) = file.log.last_mut() {
         last.body = Body::Sha256(digest::sha256(body.as_bytes()));
     }
     file.rows.clone_from(&state.rows);
     let md = format!("# Queue\n\n{}\n{body}{}\n", table::BEGIN, table::END);
-    (canon::to_canonical(&file), md.into_bytes())
+    (canon::to_canonical(&file), md.into_bytes(), refused)
 }

@@ -1,0 +1,168 @@
+//! Semantics 5, the reach rule: written only by the first `set … after` that names rows, then by
+//! every later entry; a set that joins more than 1,000 rows on both sides is refused as a write
+//! and on replay, and the same set under semantics 4 still replays.
+
+mod common;
+
+use mosaic_queue_core::entry::{Args, SetArgs, SetField, SetValue};
+use mosaic_queue_core::verbs::{self, Ctx, NewRow};
+use mosaic_queue_core::{Command, Queue, QueueError, ReplayError, Status, canon};
+
+const AT: &str = "2026-11-30T10:00:00.000Z";
+
+/// The basic scenario's genesis (rows 1 to 4).
+fn basic() -> Queue {
+    let sc = common::load_scenario("basic");
+    let g = &sc.genesis;
+    Queue::genesis(g.args.clone(), &g.op, &g.by, &g.at)
+        .unwrap()
+        .0
+}
+
+fn add(after: &[u64]) -> Command {
+    Command::Add(NewRow {
+        piece: "Later".into(),
+        owner: None,
+        status: Status::Queued,
+        gate: None,
+        issues: vec![],
+        reviewers: vec![],
+        brief: None,
+        note: None,
+        after: after.to_vec(),
+    })
+}
+
+fn set_after(id: u64, after: &[u64]) -> SetArgs {
+    SetArgs {
+        id,
+        field: SetField::After,
+        value: SetValue::Numbers(after.to_vec()),
+        reason: None,
+    }
+}
+
+fn last_semantics(q: &Queue) -> u8 {
+    q.file().log.last().unwrap().semantics
+}
+
+#[test]
+fn the_first_set_that_names_rows_writes_5_and_everything_after_it() {
+    let mut q = basic();
+    q.execute(&add(&[1]), "lead-add-1", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 3);
+    // Clearing a row's dependencies needs no rule.
+    let clear = Command::Set(set_after(5, &[]));
+    q.execute(&clear, "lead-set-1", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 3);
+    let set = Command::Set(set_after(5, &[2]));
+    q.execute(&set, "lead-set-2", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 5);
+    q.execute(&add(&[]), "lead-add-2", "lead", AT).unwrap();
+    q.execute(&clear, "lead-set-3", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 5);
+    let again = Queue::verify(&q.to_bytes()).unwrap();
+    assert_eq!(again.rows(), q.rows());
+}
+
+/// `q` with chains of rows added from `first` to `last`, each after the one before, entry by
+/// entry through the verbs (a write per row would copy every row each time) and verified.
+fn with_chain(q: Queue, first: u64, last: u64) -> Queue {
+    let (mut file, mut state) = (q.file().clone(), q.state().clone());
+    for id in first..=last {
+        let rev = file.revision + 1;
+        let op = format!("lead-add-{id}");
+        let mut entry = file.log.last().unwrap().clone();
+        let after = if id == first { vec![] } else { vec![id - 1] };
+        let args = add(&after).normalize(&state, rev, "lead").unwrap();
+        let ctx = Ctx {
+            rev,
+            op: &op,
+            by: "lead",
+            at: AT,
+            semantics: 3,
+        };
+        entry.receipt = verbs::apply(&mut state, &args, &ctx).unwrap();
+        (entry.rev, entry.op, entry.verb, entry.by) = (rev, op, args.verb(), "lead".into());
+        (entry.semantics, entry.args) = (3, args);
+        file.log.push(entry);
+        file.revision = rev;
+    }
+    file.rows.clone_from(&state.rows);
+    Queue::verify(&canon::to_canonical(&file)).unwrap()
+}
+
+/// Rows 5 to 1,006 in a chain: 1,001 rows wait on row 5 and row 1,006 waits on 1,001.
+fn chain() -> Queue {
+    with_chain(basic(), 5, 1006)
+}
+
+#[test]
+fn a_set_past_the_rule_is_refused_as_a_write_and_on_replay() {
+    let mut q = chain();
+    let before = q.to_bytes();
+    let set = Command::Set(set_after(5, &[1006]));
+    let err = q.execute(&set, "lead-set-5", "lead", AT).unwrap_err();
+    assert_eq!(err.kind(), "dependency-reach");
+    assert_eq!(
+        err.to_string(),
+        "row 5 cannot wait on #1006: more than 1000 rows wait on row 5, directly or through others, and the rows it would add wait on more than 1000, more than one set may join (docs/coordination.md); make a row that fewer rows wait on wait on them instead, or clear dependencies that are no longer needed first"
+    );
+    assert_eq!(q.to_bytes(), before);
+    // One row nearer the end passes: 1,000 rows wait on row 6.
+    let nearer = Command::Set(set_after(6, &[5, 1006]));
+    let err = q.execute(&nearer, "lead-set-6", "lead", AT).unwrap_err();
+    assert_eq!(err.kind(), "dependency-cycle", "{err}");
+    assert!(
+        err.to_string().ends_with("(1001 rows): that makes a cycle"),
+        "{err}"
+    );
+
+    // Written under semantics 5 by hand, replay refuses it; under 4 it is a cycle as before.
+    let args = Args::Set(Box::new(set_after(5, &[1006])));
+    for (semantics, kind) in [(5, "dependency-reach"), (4, "dependency-cycle")] {
+        let mut file = q.file().clone();
+        let mut entry = file.log.last().unwrap().clone();
+        entry.rev += 1;
+        entry.op = format!("lead-set-5-{semantics}");
+        entry.verb = args.verb();
+        entry.semantics = semantics;
+        entry.args = args.clone();
+        entry.receipt = format!("ok {} rev {} set 5 after", entry.op, entry.rev);
+        file.revision = entry.rev;
+        file.log.push(entry);
+        let bytes = canon::to_canonical(&file);
+        match Queue::verify(&bytes) {
+            Err(QueueError::Replay(ReplayError::Refused { rev, source })) => {
+                assert_eq!((rev, source.kind()), (file.revision, kind));
+            }
+            other => panic!("semantics {semantics}: {other:?}"),
+        }
+    }
+}
+
+/// The same set between two chains, no cycle: refused as a new write, while an entry of
+/// semantics 4 that made it replays as it always did, and later sets of 5 are held to the rule
+/// on the graph it left.
+#[test]
+fn the_same_set_under_semantics_4_replays() {
+    let mut q = with_chain(chain(), 1007, 2008);
+    let set = Command::Set(set_after(5, &[2008]));
+    let err = q.execute(&set, "lead-set-5", "lead", AT).unwrap_err();
+    assert_eq!(err.kind(), "dependency-reach");
+    let args = Args::Set(Box::new(set_after(5, &[2008])));
+    q.append_entry(args, "lead-set-5", "lead", AT, 4).unwrap();
+    let mut again = Queue::verify(&q.to_bytes()).unwrap();
+    assert_eq!(again.rows(), q.rows());
+    // Naming it again adds nothing; clearing it is free.
+    let same = Command::Set(set_after(5, &[2008]));
+    again
+        .execute(&same, "lead-set-5-again", "lead", AT)
+        .unwrap();
+    assert_eq!(last_semantics(&again), 5);
+    let clear = Command::Set(set_after(5, &[]));
+    again
+        .execute(&clear, "lead-set-5-clear", "lead", AT)
+        .unwrap();
+    Queue::verify(&again.to_bytes()).unwrap();
+}
