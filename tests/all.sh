@@ -4,7 +4,8 @@
 # targets rust-toolchain.toml names, wasm-pack and the wasm-bindgen CLI at Cargo.lock's version
 # (each only when missing), and node-shim's one dev dependency (binaryen's wasm-opt).
 # The core is also built for a target with no std, so a dependency that pulls std into it fails
-# here; host/build.rs builds it for wasm32 as the sandbox module, once for clippy and the tests.
+# here; host/module's build script builds it for wasm32 as the sandbox module, once for clippy
+# and the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
