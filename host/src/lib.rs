@@ -12,6 +12,7 @@ pub mod exit;
 pub mod git;
 pub mod gitea;
 pub mod io;
+pub mod mcp;
 pub mod sandbox;
 pub mod seam;
 pub mod store;

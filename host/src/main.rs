@@ -48,7 +48,11 @@ fn main() {
     };
     output::set_json(parsed.json);
     let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
-    let result = cli::run(parsed);
+    let result = match parsed.verb {
+        // The MCP server runs the other verbs; it is started here, beside the dispatcher.
+        cli::Verb::Mcp { seat } => mosaic_queue::mcp::serve_stdio(seat),
+        _ => cli::run(parsed),
+    };
     if let Err(f) = &result {
         cli::warn(&format!("mosaic-queue: {}", f.message));
     }

@@ -185,6 +185,7 @@ impl From<QueueError> for Failure {
 pub type CliResult = Result<(), Failure>;
 
 pub use output::out;
+pub(crate) use prime::rules;
 
 /// Reads `path` as a file of `kind` (docs/limits.md). A refused file (a symlink, not a regular
 /// file, over its cap) is exit 2 and an I/O failure exit 1, each one line with the next step.
@@ -219,8 +220,12 @@ pub(crate) fn read_failure(path: &Path, kind: Kind, e: std::io::Error) -> Failur
 /// nothing else: no panic, and the command's outcome and exit code stay what they were.
 pub fn warn(line: &str) {
     use std::io::Write;
+    let line = mosaic_queue_core::canon::one_line(line);
+    if output::capture_stderr(&line) {
+        return;
+    }
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{}", mosaic_queue_core::canon::one_line(line));
+    let _ = writeln!(stderr, "{line}");
     let _ = stderr.flush();
 }
 
@@ -612,6 +617,16 @@ pub enum Verb {
         #[command(subcommand)]
         verb: ReviewVerb,
     },
+    /// Serve this checkout's queue to one seat over MCP on stdin and stdout until stdin closes
+    /// (docs/mcp.md): the same verbs, answers and refusals as the CLI's --json.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue mcp --seat darkwing\n  claude mcp add queue -- mosaic-queue mcp --seat darkwing"
+    )]
+    Mcp {
+        /// The seat every tool call acts as (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
+        #[arg(long, value_name = "SEAT")]
+        seat: Option<String>,
+    },
     /// Print a shell completion script for bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  mosaic-queue completions bash > ~/.local/share/bash-completion/completions/mosaic-queue\n  mosaic-queue completions zsh > ~/.zfunc/_mosaic-queue"
@@ -744,6 +759,7 @@ impl Verb {
             Verb::Guard => "guard",
             Verb::InstallHook { .. } => "install-hook",
             Verb::MapCheck { .. } => "map-check",
+            Verb::Mcp { .. } => "mcp",
             Verb::Completions { .. } => "completions",
             Verb::Man { .. } => "man",
             Verb::Review { verb } => match verb {
@@ -824,6 +840,10 @@ pub fn run(cli: Cli) -> CliResult {
         Verb::Guard => guard::guard(),
         Verb::InstallHook { by } => guard::install_hook(&by),
         Verb::MapCheck { map } => map_check::map_check(&map),
+        // The binary serves MCP itself (main.rs): a verb run inside a server never starts one.
+        Verb::Mcp { .. } => Err(Failure::usage(
+            "mcp starts a server from the command line; it is not a verb a server runs",
+        )),
         Verb::Completions { shell } => help::completions(shell),
         Verb::Man { verb } => help::man(&verb),
         Verb::Render { check } => write::render(check),

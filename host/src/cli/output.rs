@@ -1,10 +1,11 @@
 //! Where a command's stdout goes. Without `--json` every line is written as it comes; with
 //! `--json` it is gathered, and `finish` prints the one JSON document the command ends with:
 //! a read's own document, a change's receipt object, a `{verb, text}` object for the other
-//! verbs, or `{"error": ...}` (docs/json.md holds the shapes).
+//! verbs, or `{"error": ...}` (docs/json.md holds the shapes). The state is per thread, and
+//! `captured` keeps one run's stdout and stderr in memory: the MCP server runs each tool call's
+//! verb on its own thread and answers with what it printed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::cell::{Cell, RefCell};
 
 use mosaic_queue_core::Queue;
 use mosaic_queue_core::canon::to_canonical;
@@ -13,7 +14,11 @@ use serde::Serialize;
 
 use super::{CliResult, Failure};
 
-static JSON: AtomicBool = AtomicBool::new(false);
+thread_local! {
+    static JSON: Cell<bool> = const { Cell::new(false) };
+    static GATHERED: RefCell<Gathered> = const { RefCell::new(Gathered::new()) };
+    static CAPTURE: RefCell<Option<Captured>> = const { RefCell::new(None) };
+}
 
 /// What a `--json` run has produced so far.
 struct Gathered {
@@ -25,24 +30,60 @@ struct Gathered {
     document: Option<String>,
 }
 
-static GATHERED: Mutex<Gathered> = Mutex::new(Gathered {
-    text: String::new(),
-    receipts: Vec::new(),
-    document: None,
-});
-
-fn gathered() -> MutexGuard<'static, Gathered> {
-    // A poisoned lock still holds what was gathered; the process is about to print it.
-    GATHERED.lock().unwrap_or_else(|p| p.into_inner())
+impl Gathered {
+    const fn new() -> Gathered {
+        Gathered {
+            text: String::new(),
+            receipts: Vec::new(),
+            document: None,
+        }
+    }
 }
 
-/// Turns `--json` on for the rest of this process.
+fn gathered<T>(f: impl FnOnce(&mut Gathered) -> T) -> T {
+    GATHERED.with_borrow_mut(f)
+}
+
+/// Turns `--json` on for the rest of this thread's commands.
 pub fn set_json(on: bool) {
-    JSON.store(on, Ordering::Relaxed);
+    JSON.set(on);
 }
 
 pub fn json() -> bool {
-    JSON.load(Ordering::Relaxed)
+    JSON.get()
+}
+
+/// What one run printed while `captured` held its output.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Captured {
+    pub stdout: String,
+    /// The stderr lines, each ending in a newline.
+    pub stderr: String,
+}
+
+/// Runs `f` with this thread's stdout and stderr kept in memory instead of written, from a
+/// clean start (no `--json`, nothing gathered), and returns what it printed.
+pub fn captured<T>(f: impl FnOnce() -> T) -> (T, Captured) {
+    JSON.set(false);
+    gathered(|g| *g = Gathered::new());
+    CAPTURE.set(Some(Captured::default()));
+    let value = f();
+    let out = CAPTURE.take().unwrap_or_default();
+    JSON.set(false);
+    gathered(|g| *g = Gathered::new());
+    (value, out)
+}
+
+/// Keeps a stderr line when `captured` runs on this thread; false: write it as usual.
+pub(super) fn capture_stderr(line: &str) -> bool {
+    CAPTURE.with_borrow_mut(|c| match c {
+        Some(c) => {
+            c.stderr.push_str(line);
+            c.stderr.push('\n');
+            true
+        }
+        None => false,
+    })
 }
 
 /// Writes `text` to stdout, or gathers it with `--json`. A closed stdout
@@ -50,7 +91,7 @@ pub fn json() -> bool {
 /// stderr instead.
 pub fn out(text: &str) -> CliResult {
     if json() {
-        gathered().text.push_str(text);
+        gathered(|g| g.text.push_str(text));
         return Ok(());
     }
     write_stdout(text)
@@ -58,6 +99,11 @@ pub fn out(text: &str) -> CliResult {
 
 fn write_stdout(text: &str) -> CliResult {
     use std::io::Write;
+    let kept = CAPTURE.with_borrow_mut(|c| c.as_mut().map(|c| c.stdout.push_str(text)));
+    if kept.is_some() {
+        crate::seam::printed(text);
+        return Ok(());
+    }
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())
@@ -79,7 +125,7 @@ pub fn document_bytes(bytes: Vec<u8>) -> CliResult {
     let text = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if json() {
-        gathered().document = Some(text);
+        gathered(|g| g.document = Some(text));
         return Ok(());
     }
     write_stdout(&text)
@@ -173,10 +219,11 @@ struct TextDoc<'a> {
 /// the log. With `--json` the receipt joins the document `finish` prints.
 pub fn receipt(entry: &Entry, recorded: bool) -> CliResult {
     if json() {
-        let mut g = gathered();
-        g.text.push_str(&entry.receipt);
-        g.text.push('\n');
-        g.receipts.push(ReceiptJson::new(entry, recorded));
+        gathered(|g| {
+            g.text.push_str(&entry.receipt);
+            g.text.push('\n');
+            g.receipts.push(ReceiptJson::new(entry, recorded));
+        });
         return Ok(());
     }
     write_stdout(&format!("{}\n", entry.receipt)).map_err(|f| {
@@ -211,12 +258,17 @@ pub fn acknowledge(op: &str) -> impl FnOnce(&Queue, bool) -> CliResult + '_ {
 /// command's name; `change` whether it is a verb that writes one log entry (its receipt is the
 /// document). A failure's line still goes to stderr (the caller prints it).
 pub fn finish(verb: &str, change: bool, result: &CliResult) -> i32 {
-    let mut g = gathered();
+    let (text, code) = gathered(|g| document_of(g, verb, change, result));
+    print_or(text, code, change)
+}
+
+/// The document `finish` prints for what `g` gathered, and the exit code.
+fn document_of(g: &mut Gathered, verb: &str, change: bool, result: &CliResult) -> (String, i32) {
     let (text, code) = match result {
         // A report that exits 2 (doctor) still answers with its own document.
         Err(f) if g.document.is_some() && f.exit == crate::exit::Exit::Refused => {
             let text = g.document.take().unwrap_or_default();
-            return print_or(text, f.exit.code(), change);
+            return (text, f.exit.code());
         }
         Err(f) => {
             let mut error = ErrorJson::new(f);
@@ -225,7 +277,7 @@ pub fn finish(verb: &str, change: bool, result: &CliResult) -> i32 {
             (to_canonical(&ErrorDoc { error }), f.exit.code())
         }
         Ok(()) => match g.document.take() {
-            Some(text) => return print_or(text, 0, change),
+            Some(text) => return (text, 0),
             None if change && !g.receipts.is_empty() => {
                 let mut receipts = std::mem::take(&mut g.receipts);
                 let mut first = receipts.remove(0);
@@ -238,7 +290,7 @@ pub fn finish(verb: &str, change: bool, result: &CliResult) -> i32 {
             }
         },
     };
-    print_or(String::from_utf8_lossy(&text).into_owned(), code, change)
+    (String::from_utf8_lossy(&text).into_owned(), code)
 }
 
 /// Prints the final document. A stdout that cannot take it turns success into exit 1, or 3

@@ -21,6 +21,14 @@ const RULES: &[&str] = &[
     "Never edit docs/plans/queue.json or QUEUE.md by hand, and never checkout, stash, restore or reset them; commit with plain `git commit`, never --no-verify.",
 ];
 
+/// The rules `prime` gives `seat`: every seat's, then its role's; the MCP server's
+/// instructions carry the same lines.
+pub fn rules(seat: &str) -> Vec<&'static str> {
+    let mut rules = RULES.to_vec();
+    rules.extend_from_slice(permissions(Role::of(seat)));
+    rules
+}
+
 /// Who may do what, by role.
 fn permissions(role: Role) -> &'static [&'static str] {
     match role {
@@ -146,8 +154,7 @@ pub fn prime(seat: Option<String>) -> CliResult {
             why: why.to_string(),
         })
         .collect();
-    let mut rules: Vec<&'static str> = RULES.to_vec();
-    rules.extend_from_slice(permissions(role));
+    let rules = rules(&seat);
     if json {
         return read::print_json(&PrimeJson {
             revision: st.revision,
