@@ -20,14 +20,16 @@ pub struct Ran {
     pub stderr: String,
 }
 
-/// Runs `mosaic-queue ARGV... --json` in this thread, on the checkout around the working
+/// Runs `mosaic-queue --json ARGV...` in this thread, on the checkout around the working
 /// directory. Blocks for as long as the verb does (a lock wait, `wait`).
 pub fn run(argv: &[String]) -> Ran {
     let (exit, Captured { stdout, stderr }) = output::captured(|| {
         output::set_json(true);
-        let args = std::iter::once(String::from("mosaic-queue"))
-            .chain(argv.iter().cloned())
-            .chain(std::iter::once(String::from("--json")));
+        // `--json` first: it is global, and a positional after `--` must be the last.
+        let args = ["mosaic-queue", "--json"]
+            .into_iter()
+            .map(String::from)
+            .chain(argv.iter().cloned());
         let parsed = match help::parse_from(args) {
             Ok(parsed) => parsed,
             Err(e) => return refuse(parse_failure(&e)),

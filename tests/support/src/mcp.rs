@@ -44,10 +44,24 @@ impl Mcp {
         if let Some(seat) = seat {
             args.extend(["--seat", seat]);
         }
-        let mut child = command(dir, &args, env)
+        Mcp::spawn_command(command(dir, &args, env))
+    }
+
+    /// Starts `bin mcp --seat SEAT` in `dir` as the benchmarks run a binary, with the
+    /// handshake done.
+    pub fn start_bin(bin: &Path, dir: &Path, seat: &str) -> Mcp {
+        let mut cmd = crate::bench::cleared(std::process::Command::new(bin));
+        cmd.args(["mcp", "--seat", seat]).current_dir(dir);
+        let mut mcp = Mcp::spawn_command(cmd);
+        mcp.handshake();
+        mcp
+    }
+
+    fn spawn_command(mut cmd: std::process::Command) -> Mcp {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .expect("the server starts");
         let stdin = child.stdin.take();
@@ -72,7 +86,13 @@ impl Mcp {
     /// Starts the server and completes the handshake; the `initialize` result is returned.
     pub fn start(dir: &Path, seat: &str, env: &[(&str, &str)]) -> (Mcp, Value) {
         let mut mcp = Mcp::spawn(dir, Some(seat), env);
-        let init = mcp.request(
+        let init = mcp.handshake();
+        (mcp, init)
+    }
+
+    /// `initialize` and `notifications/initialized`; the `initialize` response.
+    pub fn handshake(&mut self) -> Value {
+        let init = self.request(
             "initialize",
             json!({
                 "protocolVersion": "2025-06-18",
@@ -80,8 +100,8 @@ impl Mcp {
                 "clientInfo": {"name": "e2e", "version": "1"}
             }),
         );
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        (mcp, init)
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
     }
 
     /// Writes `bytes` to the server's stdin as they are.
