@@ -297,3 +297,25 @@ fn sixteen_servers_race_take_over_eight_rows() {
         "ok verify rev 16 (16 entries, witness rev 16), table current\n"
     );
 }
+
+#[test]
+fn waits_are_capped_at_eight_per_server() {
+    let repo = Repo::new("mcp-waits");
+    let (mut mcp, _) = Mcp::start(&repo.root, "darkwing", &[]);
+    let pid = mcp.pid();
+    for _ in 0..8 {
+        mcp.send_request(
+            "tools/call",
+            json!({"name": "wait", "arguments": {"revision": 99, "timeout": 600}}),
+        );
+    }
+    until("eight watches", || watches(pid) == 8);
+    let ninth = mcp.call("wait", json!({"revision": 99, "timeout": 600}));
+    assert_eq!(
+        ninth.json(),
+        json!({"error": {"exit": 1, "kind": "failed", "message": "8 waits are already running in this server; cancel one or let it end, then call again", "next": "cancel one or let it end, then call again", "retryable": false}})
+    );
+    // The other tools still answer.
+    assert!(!mcp.call("read", json!({"what": "show", "id": 1})).is_error);
+    assert_eq!(mcp.close().code(), Some(0));
+}

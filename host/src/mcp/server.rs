@@ -5,6 +5,7 @@
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
@@ -28,6 +29,32 @@ pub struct Server {
     tools: Vec<Tool>,
     /// Fired when input ends: every wait still running stops.
     closing: CancellationToken,
+    /// Waits in flight: each holds a thread of the blocking pool, so they are capped.
+    waits: Arc<AtomicUsize>,
+}
+
+/// The most waits one server runs at once; another is refused until one ends.
+const MAX_WAITS: usize = 8;
+
+/// One wait's place among `MAX_WAITS`, given back when dropped.
+struct WaitSlot(Arc<AtomicUsize>);
+
+impl WaitSlot {
+    fn take(waits: &Arc<AtomicUsize>) -> Result<WaitSlot, Failure> {
+        if waits.fetch_add(1, Ordering::SeqCst) >= MAX_WAITS {
+            waits.fetch_sub(1, Ordering::SeqCst);
+            return Err(Failure::failed(format!(
+                "{MAX_WAITS} waits are already running in this server; cancel one or let it end, then call again"
+            )));
+        }
+        Ok(WaitSlot(waits.clone()))
+    }
+}
+
+impl Drop for WaitSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Server {
@@ -36,6 +63,7 @@ impl Server {
             seat: seat.to_owned(),
             tools: tools::tools(seat),
             closing,
+            waits: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -48,6 +76,7 @@ impl Server {
                 .await
                 .map_err(|e| Failure::failed(format!("the verb did not finish: {e}")));
         }
+        let _slot = WaitSlot::take(&self.waits)?;
         let stop = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
             .map(Arc::new)
             .map_err(|e| Failure::failed(format!("cannot make a wait stoppable: {e}")))?;
