@@ -9,6 +9,7 @@ pub mod commit;
 pub mod creds;
 pub mod doctor;
 pub mod exit;
+pub mod gate;
 pub mod git;
 pub mod gitea;
 pub mod io;

@@ -51,6 +51,8 @@ fn main() {
     let result = match parsed.verb {
         // The MCP server runs the other verbs; it is started here, beside the dispatcher.
         cli::Verb::Mcp { seat } => mosaic_queue::mcp::serve_stdio(seat),
+        // sshd's forced command: it judges and runs the command the remote side sent itself.
+        cli::Verb::Gate(args) => std::process::exit(mosaic_queue::gate::run(&args)),
         _ => cli::run(parsed),
     };
     if let Err(f) = &result {

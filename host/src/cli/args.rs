@@ -133,14 +133,7 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
     if let Some(bytes) = read {
         let text = String::from_utf8(bytes)
             .map_err(|_| Failure::refused(format!("manifest {given}: is not UTF-8")))?;
-        // The rules for stored text first: a path holding a secret is refused as such.
-        mosaic_queue_core::admission::manifest_text(&text)
-            .map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
-        manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
-        return Ok(Candidate {
-            digest: manifest::digest(&text),
-            manifest: Some(text),
-        });
+        return inline(given, text);
     }
     let sha = git::run(
         root,
@@ -148,6 +141,7 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
             "rev-parse",
             "--verify",
             "--quiet",
+            "--end-of-options",
             &format!("{given}^{{commit}}"),
         ],
     )
@@ -177,6 +171,37 @@ pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
         digest: format!("git:{sha}"),
         manifest: None,
     })
+}
+
+/// A manifest candidate from its text, `from` naming where the text came from: checked as
+/// stored text first (a path holding a secret is refused as such), then as a manifest.
+fn inline(from: &str, text: String) -> Result<Candidate, Failure> {
+    mosaic_queue_core::admission::manifest_text(&text)
+        .map_err(|e| Failure::refused(format!("manifest {from}: {e}")))?;
+    manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {from}: {e}")))?;
+    Ok(Candidate {
+        digest: manifest::digest(&text),
+        manifest: Some(text),
+    })
+}
+
+/// `--manifest-stdin`: the manifest's text from stdin, at most the manifest cap, as UTF-8.
+fn stdin_manifest() -> Result<String, Failure> {
+    use std::io::Read;
+    let cap = manifest::MAX_BYTES;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::failed(format!("cannot read the manifest from stdin: {e}")))?;
+    if bytes.len() > cap {
+        return Err(Failure::refused(format!(
+            "the manifest on stdin is over {cap} bytes; list fewer files"
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Failure::refused("manifest stdin: is not UTF-8; send the manifest as UTF-8"))
 }
 
 /// The core command for a change verb, with its `--op`/`--by`.
@@ -212,17 +237,21 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             status: st,
             reason,
             candidate,
+            manifest_text,
+            manifest_stdin,
             issue,
             evidence: ev,
             change,
         } => {
-            let candidate = match candidate {
-                Some(c) => {
+            let candidate = match (candidate, manifest_text) {
+                (Some(c), _) => {
                     let here =
                         std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
                     Some(self::candidate(&here, &c)?)
                 }
-                None => None,
+                (None, Some(text)) => Some(inline("--manifest-text", text)?),
+                (None, None) if manifest_stdin => Some(inline("stdin", stdin_manifest()?)?),
+                (None, None) => None,
             };
             let (candidate, manifest) = match candidate {
                 Some(c) => (Some(c.digest), c.manifest),

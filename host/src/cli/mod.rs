@@ -414,6 +414,13 @@ pub enum Verb {
         /// file) or a commit (sha, branch, tag or HEAD) reachable from a branch or tag
         #[arg(long, value_name = "FILE|REV")]
         candidate: Option<String>,
+        /// For in-review, the manifest's text itself instead of a file (what a seat on another
+        /// machine sends: docs/remote.md)
+        #[arg(long, value_name = "TEXT", conflicts_with_all = ["candidate", "manifest_stdin"])]
+        manifest_text: Option<String>,
+        /// For in-review, the manifest's text read from stdin (at most 4 MiB)
+        #[arg(long, conflicts_with = "candidate")]
+        manifest_stdin: bool,
         /// For in-review, the issue the review runs on: one of the row's issues (needed when
         /// it has several)
         #[arg(long, value_name = "N", value_parser = number::parse)]
@@ -627,6 +634,14 @@ pub enum Verb {
         #[arg(long, value_name = "SEAT")]
         seat: Option<String>,
     },
+    /// The forced command of a seat's key in authorized_keys: runs the MCP server or the one
+    /// verb SSH_ORIGINAL_COMMAND names, as that seat, in the checkout (docs/remote.md).
+    /// Another program, shell syntax, another actor, a verb kept for others or a file on this
+    /// host is refused with exit 2 and one line.
+    #[command(
+        after_help = "Examples (the command of a key's authorized_keys line; what the key's owner sends):\n  mosaic-queue gate --seat darkwing --root /srv/mosaic\n  SSH_ORIGINAL_COMMAND='list --json' mosaic-queue gate --seat darkwing --root /srv/mosaic"
+    )]
+    Gate(crate::gate::args::GateArgs),
     /// Print a shell completion script for bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  mosaic-queue completions bash > ~/.local/share/bash-completion/completions/mosaic-queue\n  mosaic-queue completions zsh > ~/.zfunc/_mosaic-queue"
@@ -760,6 +775,7 @@ impl Verb {
             Verb::InstallHook { .. } => "install-hook",
             Verb::MapCheck { .. } => "map-check",
             Verb::Mcp { .. } => "mcp",
+            Verb::Gate(_) => "gate",
             Verb::Completions { .. } => "completions",
             Verb::Man { .. } => "man",
             Verb::Review { verb } => match verb {
@@ -843,6 +859,9 @@ pub fn run(cli: Cli) -> CliResult {
         // The binary serves MCP itself (main.rs): a verb run inside a server never starts one.
         Verb::Mcp { .. } => Err(Failure::usage(
             "mcp starts a server from the command line; it is not a verb a server runs",
+        )),
+        Verb::Gate(_) => Err(Failure::usage(
+            "gate runs from an authorized_keys line; it is not a verb a server runs",
         )),
         Verb::Completions { shell } => help::completions(shell),
         Verb::Man { verb } => help::man(&verb),

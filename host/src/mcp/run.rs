@@ -34,6 +34,10 @@ pub fn run(argv: &[String]) -> Ran {
             Ok(parsed) => parsed,
             Err(e) => return refuse(parse_failure(&e)),
         };
+        // Started by the OpenSSH gate, the server holds each call to the gate's policy.
+        if let Err(e) = crate::gate::confine::admit(&parsed) {
+            return refuse(e.into());
+        }
         let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
         let result = cli::run(parsed);
         if let Err(f) = &result {
@@ -50,7 +54,7 @@ pub fn run(argv: &[String]) -> Ran {
 
 /// What the CLI makes of arguments its parser refuses: a number queue.json could not hold is
 /// refused data (exit 2), anything else a usage error with clap's first line.
-fn parse_failure(e: &clap::Error) -> Failure {
+pub(crate) fn parse_failure(e: &clap::Error) -> Failure {
     if let Some(line) = number::refusal(e) {
         return Failure::refused(line);
     }

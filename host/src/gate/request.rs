@@ -1,0 +1,113 @@
+//! What a remote command asks for: the MCP server (no command, `mcp`, `mosaic-queue mcp`) or
+//! one verb, parsed by the CLI's own parser. A first word that is neither `mosaic-queue`, a
+//! verb nor a global flag names another program, which is refused before any parsing.
+
+use super::error::GateError;
+use crate::cli::{Cli, help};
+
+/// A command the gate may run, once the policy has judged it.
+#[derive(Debug)]
+pub enum Request {
+    /// No command at all: what `ssh -T HOST` sends, and what an MCP client starts.
+    Mcp,
+    /// The words parsed as `mosaic-queue WORDS...`.
+    Verb(Box<Cli>),
+    /// Words the parser refused or answered itself (`--help`, an unknown flag).
+    Parser(clap::Error, bool),
+}
+
+/// The first words that the CLI's parser may see: the verbs, clap's `help`, the global flags.
+fn first_word_known(word: &str) -> bool {
+    const FLAGS: &[&str] = &["--json", "--help", "-h", "--version", "-V", "help"];
+    FLAGS.contains(&word)
+        || help::command()
+            .get_subcommands()
+            .any(|verb| verb.get_name() == word)
+}
+
+/// Classifies `words` (split from `SSH_ORIGINAL_COMMAND`).
+pub fn classify(mut words: Vec<String>) -> Result<Request, GateError> {
+    if words.is_empty() {
+        return Ok(Request::Mcp);
+    }
+    if words[0] == "mosaic-queue" {
+        words.remove(0);
+    }
+    match words.first() {
+        Some(first) if !first_word_known(first) => return Err(GateError::Program(first.clone())),
+        _ => {}
+    }
+    let json = words
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--json");
+    let argv = std::iter::once(String::from("mosaic-queue")).chain(words);
+    Ok(match help::parse_from(argv) {
+        Ok(cli) => Request::Verb(Box::new(cli)),
+        Err(e) => Request::Parser(e, json),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Verb;
+
+    fn words(line: &str) -> Vec<String> {
+        super::super::words::split(line).unwrap()
+    }
+
+    #[test]
+    fn no_command_is_the_mcp_server_and_mcp_is_a_verb() {
+        assert!(matches!(classify(words("")), Ok(Request::Mcp)));
+        for line in ["mcp", "mosaic-queue mcp", "mcp --seat darkwing"] {
+            match classify(words(line)) {
+                Ok(Request::Verb(cli)) => assert!(matches!(cli.verb, Verb::Mcp { .. }), "{line}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn another_program_is_refused_by_its_first_word() {
+        for (line, first) in [
+            ("/bin/sh", "/bin/sh"),
+            ("sh -c id", "sh"),
+            ("cat /etc/passwd", "cat"),
+            ("mosaic-queue cat", "cat"),
+            ("/usr/bin/mosaic-queue list", "/usr/bin/mosaic-queue"),
+            ("git-upload-pack 'repo.git'", "git-upload-pack"),
+            ("scp -t /tmp", "scp"),
+            ("MOSAIC_AGENT_NAME=jason list", "MOSAIC_AGENT_NAME=jason"),
+            ("mosaic-queue mosaic-queue list", "mosaic-queue"),
+        ] {
+            match classify(words(line)) {
+                Err(GateError::Program(p)) => assert_eq!(p, first, "{line}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            classify(words("cat /etc/passwd")).unwrap_err().to_string(),
+            "refused: this key runs mosaic-queue verbs only, not \"cat\"; send a verb (ssh HOST list), or nothing or `mcp` for the MCP server"
+        );
+    }
+
+    #[test]
+    fn the_parser_answers_help_and_usage_slips() {
+        for (line, json) in [
+            ("--help", false),
+            ("list --bogus", false),
+            ("--json list --bogus", true),
+            ("mosaic-queue", false),
+        ] {
+            match classify(words(line)) {
+                Ok(Request::Parser(_, j)) => assert_eq!(j, json, "{line}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            classify(words("--json list")),
+            Ok(Request::Verb(_))
+        ));
+    }
+}
