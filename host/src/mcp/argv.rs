@@ -123,7 +123,15 @@ const READ_FIELDS: Fields = &[
 const CHANGE_FIELDS: Fields = &[
     (
         "move",
-        &["id", "status", "reason", "candidate", "issue", "evidence"],
+        &[
+            "id",
+            "status",
+            "reason",
+            "candidate",
+            "manifest",
+            "issue",
+            "evidence",
+        ],
     ),
     ("release", &["id"]),
     ("note", &["id", "text"]),
@@ -262,6 +270,7 @@ struct Change {
     status: Option<String>,
     reason: Option<String>,
     candidate: Option<String>,
+    manifest: Option<String>,
     issue: Option<u64>,
     evidence: Option<String>,
     text: Option<String>,
@@ -284,6 +293,7 @@ fn change(seat: &str, c: Change) -> Result<Call, Failure> {
         "move" => Argv::new(&["move"])
             .opt("reason", c.reason.as_ref())
             .opt("candidate", c.candidate.as_ref())
+            .opt("manifest-text", c.manifest.as_ref())
             .opt("issue", c.issue)
             .opt("evidence", c.evidence.as_ref())
             .arg(Some(id()?))
