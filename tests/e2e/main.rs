@@ -29,6 +29,8 @@ mod cli_surface;
 mod cli_verbs;
 mod cli_view;
 mod crash_states;
+mod gate_refusals;
+mod gate_ssh;
 mod gitea;
 mod house;
 mod mcp_protocol;

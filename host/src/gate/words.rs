@@ -36,7 +36,9 @@ pub enum WordsError {
 
 /// A character as a message shows it: in backquotes, or by its code when it would not print.
 fn shown(c: char) -> String {
-    if c.is_control() || c.is_whitespace() {
+    if c == '`' {
+        String::from("a backquote")
+    } else if c.is_control() || c.is_whitespace() {
         format!("U+{:04X}", u32::from(c))
     } else {
         format!("`{c}`")

@@ -1,7 +1,8 @@
 //! What the end-to-end tests share, as a dev-only crate: scratch canonical checkouts and the
 //! real binary run in them (`repo`, re-exported at the top), a scriptable fake Gitea, the review
 //! suites' set-up, the workload generator the benchmarks and the sandbox's tests replay, and the
-//! benchmark examples' scratch checkouts (`bench`), and a small MCP client (`mcp`).
+//! benchmark examples' scratch checkouts (`bench`), a small MCP client (`mcp`), and a real OpenSSH
+//! server for the remote seats' tests (`sshd`).
 
 pub mod bench;
 pub mod fake_gitea;
@@ -9,6 +10,7 @@ pub mod house;
 pub mod mcp;
 pub mod relay;
 pub mod review;
+pub mod sshd;
 pub mod workload;
 
 mod repo;

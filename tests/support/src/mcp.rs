@@ -57,7 +57,8 @@ impl Mcp {
         mcp
     }
 
-    fn spawn_command(mut cmd: std::process::Command) -> Mcp {
+    /// Starts the server `cmd` runs (`ssh ... mcp` too), without the handshake.
+    pub fn spawn_command(mut cmd: std::process::Command) -> Mcp {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
