@@ -1,6 +1,7 @@
 //! What a remote command asks for: the MCP server (no command, `mcp`, `mosaic-queue mcp`) or
-//! one verb, parsed by the CLI's own parser. A first word that is neither `mosaic-queue`, a
-//! verb nor a global flag names another program, which is refused before any parsing.
+//! one verb, parsed by the CLI's own parser. The first word that is no flag (after an optional
+//! `mosaic-queue`) must be a verb: anything else names another program, refused before any
+//! parsing.
 
 use super::error::GateError;
 use crate::cli::{Cli, help};
@@ -16,10 +17,10 @@ pub enum Request {
     Parser(clap::Error, bool),
 }
 
-/// The first words that the CLI's parser may see: the verbs, clap's `help`, the global flags.
-fn first_word_known(word: &str) -> bool {
-    const FLAGS: &[&str] = &["--json", "--help", "-h", "--version", "-V", "help"];
-    FLAGS.contains(&word)
+/// Whether `word` is a verb, or clap's `help`. No global flag takes a value, so the first word
+/// that is no flag is the verb.
+fn is_verb(word: &str) -> bool {
+    word == "help"
         || help::command()
             .get_subcommands()
             .any(|verb| verb.get_name() == word)
@@ -33,8 +34,8 @@ pub fn classify(mut words: Vec<String>) -> Result<Request, GateError> {
     if words[0] == "mosaic-queue" {
         words.remove(0);
     }
-    match words.first() {
-        Some(first) if !first_word_known(first) => return Err(GateError::Program(first.clone())),
+    match words.iter().find(|w| !w.starts_with('-')) {
+        Some(first) if !is_verb(first) => return Err(GateError::Program(first.clone())),
         _ => {}
     }
     let json = words
@@ -80,6 +81,8 @@ mod tests {
             ("scp -t /tmp", "scp"),
             ("MOSAIC_AGENT_NAME=jason list", "MOSAIC_AGENT_NAME=jason"),
             ("mosaic-queue mosaic-queue list", "mosaic-queue"),
+            ("--json cat /etc/passwd", "cat"),
+            ("mosaic-queue --json /bin/sh", "/bin/sh"),
         ] {
             match classify(words(line)) {
                 Err(GateError::Program(p)) => assert_eq!(p, first, "{line}"),
