@@ -37,7 +37,7 @@ pub fn settings(seat: &str, args: &GateArgs) -> Vec<(&'static str, OsString)> {
 pub fn replace(vars: &[(&'static str, OsString)]) {
     let drop: Vec<OsString> = std::env::vars_os()
         .map(|(name, _)| name)
-        .filter(|name| !KEPT.iter().any(|k| name == k))
+        .filter(|name| !KEPT.iter().any(|k| name == k) && removable(name))
         .collect();
     for name in drop {
         // SAFETY: the gate runs this on the main thread before any other thread exists, so
@@ -47,5 +47,50 @@ pub fn replace(vars: &[(&'static str, OsString)]) {
     for (name, value) in vars {
         // SAFETY: as above.
         unsafe { std::env::set_var(name, value) };
+    }
+}
+
+/// Whether `remove_var` takes `name` without panicking. An entry whose name it refuses (empty,
+/// holding `=` or NUL) names no variable anything reads, so it is left where it is.
+fn removable(name: &std::ffi::OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    !bytes.is_empty() && !bytes.contains(&b'=') && !bytes.contains(&0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_comes_from_the_line_alone() {
+        let args = GateArgs {
+            seat: "darkwing".into(),
+            root: None,
+            gitea_url: Some("https://git.example.com".into()),
+            gitea_repo: None,
+            gitea_credential_file: Some("/srv/agents/darkwing/secrets/t.token".into()),
+        };
+        assert_eq!(
+            settings("darkwing", &args),
+            [
+                ("MOSAIC_AGENT_NAME", OsString::from("darkwing")),
+                (
+                    "MOSAIC_GITEA_URL",
+                    OsString::from("https://git.example.com")
+                ),
+                (
+                    "MOSAIC_GITEA_CREDENTIAL_FILE",
+                    OsString::from("/srv/agents/darkwing/secrets/t.token")
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_remove_var_would_panic_on_are_left() {
+        assert!(removable(std::ffi::OsStr::new("GIT_DIR")));
+        for name in ["", "=x", "a=b", "a\0b"] {
+            assert!(!removable(std::ffi::OsStr::new(name)), "{name:?}");
+        }
     }
 }
