@@ -105,11 +105,11 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     (
         "take --op darkwing-take-9 --by jason",
-        "refused: this key acts as darkwing only, not jason; leave --by out (the gate passes --by darkwing)",
+        "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing",
     ),
     (
         "mcp --seat jason",
-        "refused: this key acts as darkwing only, not jason; leave --by out (the gate passes --by darkwing)",
+        "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing",
     ),
     (
         "add --piece x --op darkwing-add-9",

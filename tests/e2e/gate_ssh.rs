@@ -152,7 +152,7 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     (
         "take --op darkwing-take-9 --by jason",
-        "refused: this key acts as darkwing only, not jason; leave --by out (the gate passes --by darkwing)",
+        "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing",
     ),
     (
         "move 1 in-review --candidate /etc/passwd --op darkwing-1-rev-9",

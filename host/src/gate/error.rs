@@ -17,7 +17,7 @@ pub enum GateError {
     )]
     Program(String),
     #[error(
-        "refused: this key acts as {seat} only, not {given}; leave --by out (the gate passes --by {seat})"
+        "refused: this key acts as {seat} only, not {given}; leave --by out, since every command through it acts as {seat}"
     )]
     Actor { seat: String, given: String },
     #[error("refused: {verb} is for {who}, and this key acts as {seat}; ask one of them to run it")]

@@ -103,7 +103,7 @@ fn no_other_actor_is_taken() {
     }
     assert_eq!(
         refused("darkwing", &format!("take {OP} --by jason")).1,
-        "refused: this key acts as darkwing only, not jason; leave --by out (the gate passes --by darkwing)"
+        "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing"
     );
 }
 
