@@ -183,6 +183,18 @@ fn a_refusal_asked_for_in_json_answers_with_the_error_document() {
         json!({"error": {"exit": 2, "kind": "privileged-verb", "message": message,
             "next": "ask one of them to run it", "retryable": false}})
     );
+    // A value the parser refuses answers as the CLI does: its line, then its document.
+    let big = "--json show 99999999999999999999";
+    let out = gate(&repo, "darkwing", Some(big), &[]);
+    let local = repo.run(&["--json", "show", "99999999999999999999"], &[]);
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (2, local.stdout.as_str(), local.stderr.as_str())
+    );
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()["error"]["kind"],
+        "invalid-value"
+    );
 }
 
 #[test]

@@ -76,6 +76,15 @@ fn reads_answer_with_the_clis_documents() {
         &repo,
         &["show", "9"],
     );
+    // A number queue.json cannot hold is the CLI's refusal of the value (exit 2), not a slip.
+    same(
+        &mcp.call(
+            "read",
+            json!({"what": "show", "id": 9_007_199_254_740_992_u64}),
+        ),
+        &repo,
+        &["show", "9007199254740992"],
+    );
     // log's entries, newest first, with the page that holds them.
     let (_, entries) = cli(&repo, &["log"]);
     assert_eq!(
