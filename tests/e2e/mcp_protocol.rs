@@ -1,7 +1,8 @@
 //! The MCP server as a long-lived process: malformed and oversized messages get JSON-RPC
 //! errors and the server goes on; closing stdin ends it with exit 0, even mid-wait; a
 //! cancelled wait stops; a refused start writes nothing; a kill mid-write recovers as a CLI
-//! kill does; 16 servers racing `take` over 8 rows give each row to one seat.
+//! kill does; a server that could not remove its lock ends so the lock is dead; 16 servers
+//! racing `take` over 8 rows give each row to one seat.
 
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
@@ -218,6 +219,77 @@ fn a_server_killed_mid_write_recovers_as_the_cli_does() {
     assert_eq!(
         repo.run(&["verify", "--current"], &[]).ok(),
         "ok verify rev 2 (2 entries, witness rev 2), table current\n"
+    );
+    assert_eq!(mcp.close().code(), Some(0));
+}
+
+/// The number of the call that removes the queue lock after `note` through a server in
+/// `repo`, counted over the server's whole life (its calls run the same in a checkout made
+/// the same way).
+fn lock_removal(repo: &Repo, note: &Value) -> String {
+    let trace = repo.base.join("lock-removal.jsonl");
+    let (mut mcp, _) = Mcp::start(
+        &repo.root,
+        "darkwing",
+        &[("MOSAIC_IO_TRACE", trace.to_str().unwrap())],
+    );
+    assert!(!mcp.call("change", note.clone()).is_error);
+    assert_eq!(mcp.close().code(), Some(0));
+    let lock = repo.path(".git/mosaic-queue.lock").display().to_string();
+    let n = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["ev"] == "call" && v["op"] == "unlink" && v["path"] == lock.as_str())
+        .expect("the lock is removed")["n"]
+        .as_u64()
+        .unwrap();
+    format!("{n}:eio")
+}
+
+#[test]
+fn a_server_that_cannot_remove_its_lock_answers_then_ends_so_the_lock_is_dead() {
+    let note = json!({"verb": "note", "op": "darkwing-1-note-1", "id": 1, "text": "left"});
+    let fail = lock_removal(&Repo::new("mcp-lock-count"), &note);
+    let repo = Repo::new("mcp-lock-left");
+    let mut mcp = Mcp::start_logged(&repo.root, "darkwing", &[("MOSAIC_IO_FAIL", &fail)]);
+    // The note is written and answered: the failed removal comes after the receipt.
+    let noted = mcp.call("change", note);
+    assert_eq!(
+        (noted.is_error, &noted.json()["text"]),
+        (false, &json!("ok darkwing-1-note-1 rev 2 note 1"))
+    );
+    // Then the server ends by itself, its stdin still open, saying why and what to run; within
+    // 30 s, less than the 35 s it lets a running verb have, so it is not waiting on the thread
+    // that reads its stdin.
+    let (status, stderr) = mcp
+        .ends_within(Duration::from_secs(30))
+        .expect("the server ends once it has answered");
+    let lock = repo.path(".git/mosaic-queue.lock");
+    assert_eq!(status.code(), Some(1));
+    assert_eq!(
+        stderr,
+        format!(
+            "warning: done, but the queue lock may not be released (cannot remove {}: Input/output error (os error 5); check the repository's .git and retry); if `mosaic-queue doctor` names a dead lock, run `mosaic-queue unlock`\n\
+             mosaic-queue: the MCP server ended because it could not remove a queue lock it took, which would have held off every writer while it ran; run `mosaic-queue unlock` (the lock is dead now), then start the server again\n",
+            lock.display()
+        )
+    );
+    // The lock it left names a process that is gone: unlock removes it, writers go on.
+    assert!(lock.exists());
+    assert!(
+        repo.run(&["unlock"], &[])
+            .ok()
+            .starts_with("ok unlock: removed the dead queue lock")
+    );
+    let (mut mcp, _) = Mcp::start(&repo.root, "darkwing", &[]);
+    let again = mcp.call(
+        "change",
+        json!({"verb": "note", "op": "darkwing-1-note-2", "id": 1, "text": "next"}),
+    );
+    assert_eq!(
+        again.json()["text"],
+        json!("ok darkwing-1-note-2 rev 3 note 1")
     );
     assert_eq!(mcp.close().code(), Some(0));
 }

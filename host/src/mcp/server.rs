@@ -20,17 +20,22 @@ use tokio_util::sync::CancellationToken;
 use super::argv::{self, Call};
 use super::bound;
 use super::run;
+use super::running::Running;
 use super::tools;
-use crate::reply::{Failure, Finished};
-use crate::store::watch;
+use crate::reply::Failure;
+use crate::reply::Finished;
+use crate::store::{lock, watch};
 
 pub struct Server {
     seat: String,
     tools: Vec<Tool>,
-    /// Fired when input ends: every wait still running stops.
+    /// Fired when input ends, or to end the server: every wait still running stops and
+    /// nothing more is read.
     closing: CancellationToken,
     /// Waits in flight: each holds a thread of the blocking pool, so they are capped.
     waits: Arc<AtomicUsize>,
+    /// Every verb running on the blocking pool, which the server lets finish when it ends.
+    running: Arc<Running>,
 }
 
 /// The most waits one server runs at once; another is refused until one ends.
@@ -58,12 +63,13 @@ impl Drop for WaitSlot {
 }
 
 impl Server {
-    pub fn new(seat: &str, closing: CancellationToken) -> Server {
+    pub fn new(seat: &str, closing: CancellationToken, running: Arc<Running>) -> Server {
         Server {
             seat: seat.to_owned(),
             tools: tools::tools(seat),
             closing,
             waits: Arc::new(AtomicUsize::new(0)),
+            running,
         }
     }
 
@@ -71,18 +77,24 @@ impl Server {
     /// or input ends.
     async fn run(&self, call: &Call, cancelled: &CancellationToken) -> Result<Finished, Failure> {
         let argv = call.argv.clone();
+        let entered = self.running.enter();
         if !call.waits {
-            return tokio::task::spawn_blocking(move || run::run(&argv))
-                .await
-                .map_err(|e| Failure::failed(format!("the verb did not finish: {e}")));
+            return tokio::task::spawn_blocking(move || {
+                let _entered = entered;
+                run::run(&argv)
+            })
+            .await
+            .map_err(|e| Failure::failed(format!("the verb did not finish: {e}")));
         }
         let _slot = WaitSlot::take(&self.waits)?;
         let stop = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
             .map(Arc::new)
             .map_err(|e| Failure::failed(format!("cannot make a wait stoppable: {e}")))?;
         let inner = stop.clone();
-        let mut job =
-            tokio::task::spawn_blocking(move || watch::stoppable(inner, || run::run(&argv)));
+        let mut job = tokio::task::spawn_blocking(move || {
+            let _entered = entered;
+            watch::stoppable(inner, || run::run(&argv))
+        });
         let done = tokio::select! {
             done = &mut job => Some(done),
             () = cancelled.cancelled() => None,
@@ -187,6 +199,12 @@ impl ServerHandler for Server {
             Ok(ran) => answer(&ran, &call),
             Err(f) => refusal(&f),
         };
+        // A lock this process could not remove stays live while it runs and would hold off
+        // every writer: the server stops reading, answers what is in flight and ends
+        // (`serve`), so the lock is dead and `unlock` clears it.
+        if lock::left_behind() {
+            self.closing.cancel();
+        }
         Ok(result.into())
     }
 }

@@ -2,7 +2,8 @@
 //! `MAX_MESSAGE` is never held whole: the read stops at the cap, discards the rest up to its
 //! newline and answers an Invalid Request error; a line that is not JSON gets a Parse error,
 //! and JSON that is no message an Invalid Request error (a notification gets no answer, as
-//! JSON-RPC says). End of input ends the server and fires `closing`.
+//! JSON-RPC says). End of input ends the server and fires `closing`; `closing` fired by the
+//! server (a lock it could not release) ends the reading too.
 
 use std::sync::Arc;
 
@@ -142,7 +143,13 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            let answer = match self.read_line().await {
+            let closing = self.closing.clone();
+            // A read cut short keeps what it read in `self.line`; nothing more is read.
+            let read = tokio::select! {
+                read = self.read_line() => read,
+                () = closing.cancelled() => return None,
+            };
+            let answer = match read {
                 Read::End => {
                     self.closing.cancel();
                     return None;

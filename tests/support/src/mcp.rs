@@ -2,7 +2,7 @@
 //! scratch checkout, spoken to one JSON-RPC line at a time, every answer read with a deadline
 //! so a server that hangs fails the test instead of stalling it.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -58,11 +58,24 @@ impl Mcp {
     }
 
     /// Starts the server `cmd` runs (`ssh ... mcp` too), without the handshake.
-    pub fn spawn_command(mut cmd: std::process::Command) -> Mcp {
+    pub fn spawn_command(cmd: std::process::Command) -> Mcp {
+        Mcp::spawn_with(cmd, Stdio::null())
+    }
+
+    /// Starts the server in `dir` for `seat` as `start` does, with its stderr kept for
+    /// `ends_within`.
+    pub fn start_logged(dir: &Path, seat: &str, env: &[(&str, &str)]) -> Mcp {
+        let cmd = command(dir, &["mcp", "--seat", seat], env);
+        let mut mcp = Mcp::spawn_with(cmd, Stdio::piped());
+        mcp.handshake();
+        mcp
+    }
+
+    fn spawn_with(mut cmd: std::process::Command, stderr: Stdio) -> Mcp {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("the server starts");
         let stdin = child.stdin.take();
@@ -196,6 +209,27 @@ impl Mcp {
     /// Waits for the server to end by itself (a kill point); its status.
     pub fn wait(mut self) -> ExitStatus {
         self.child.wait().expect("the server can be waited on")
+    }
+
+    /// Waits for the server to end by itself, its stdin still open; its status and what it
+    /// wrote to stderr (`start_logged`), or `None` when it still runs after `limit`.
+    pub fn ends_within(mut self, limit: Duration) -> Option<(ExitStatus, String)> {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("the server can be waited on") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            pipe.read_to_string(&mut stderr)
+                .expect("the server's stderr is text");
+        }
+        Some((status, stderr))
     }
 }
 
