@@ -32,21 +32,28 @@ pub fn settings(seat: &str, args: &GateArgs) -> Vec<(&'static str, OsString)> {
 
 /// Replaces this process's environment: `KEPT` as it is, then `vars`.
 ///
-/// Called by the gate before it starts any thread (the MCP server's runtime, a verb's git),
-/// which is what makes changing the environment sound.
+/// The process's own environment, not values handed to the verbs: what is dropped matters
+/// to everything the verbs start (each `git` inherits it, a client's `GIT_*` or `LD_*`
+/// included), and the verbs read the actor and the Gitea settings from it as they do for
+/// every face (`actor`, `gitea::GiteaConfig::from_env`). Called by the gate before it starts
+/// any thread (the MCP server's runtime) or process (a verb's git), which is what makes
+/// changing the environment sound.
 pub fn replace(vars: &[(&'static str, OsString)]) {
     let drop: Vec<OsString> = std::env::vars_os()
         .map(|(name, _)| name)
         .filter(|name| !KEPT.iter().any(|k| name == k) && removable(name))
         .collect();
-    for name in drop {
-        // SAFETY: the gate runs this on the main thread before any other thread exists, so
-        // nothing reads the environment while it changes.
-        unsafe { std::env::remove_var(name) };
-    }
-    for (name, value) in vars {
-        // SAFETY: as above.
-        unsafe { std::env::set_var(name, value) };
+    // SAFETY: `main` calls the gate straight after parsing the command line, and the gate
+    // calls this before it starts anything: until then the process has its main thread only
+    // (parsing, a chdir and an lstat start none), so nothing reads or writes the environment
+    // while it changes.
+    unsafe {
+        for name in drop {
+            std::env::remove_var(name);
+        }
+        for (name, value) in vars {
+            std::env::set_var(name, value);
+        }
     }
 }
 
