@@ -2,7 +2,8 @@
 # Every check and test of the workspace: the README's test command, and what .ci/run runs.
 # On a machine with only rustup, Node and git it first installs what the build needs: the
 # targets rust-toolchain.toml names, wasm-pack and the wasm-bindgen CLI at Cargo.lock's version
-# (each only when missing), and node-shim's one dev dependency (binaryen's wasm-opt).
+# (each only when missing), node-shim's one dev dependency (binaryen's wasm-opt), and Debian's
+# openssh-server where sshd or ssh is missing (the remote seats' tests run them).
 # The core is also built for a target with no std, so a dependency that pulls std into it fails
 # here; host/module's build script builds it for wasm32 as the sandbox module, once for clippy
 # and the tests.
@@ -28,6 +29,13 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $bindgen" ]; then
   # (0.2.130 pins webpki-roots 1.0.11); then its dependencies are resolved afresh.
   cargo install wasm-bindgen-cli --version "$bindgen" --locked ||
     cargo install wasm-bindgen-cli --version "$bindgen"
+fi
+# The remote seats' tests run a real OpenSSH server and client (Debian's openssh-server brings
+# both); where either is missing they fail, never skip, so it is installed here.
+if { [ ! -x /usr/sbin/sshd ] && ! command -v sshd >/dev/null; } || ! command -v ssh >/dev/null; then
+  sudo=
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update && $sudo apt-get install -y openssh-server
 fi
 # node-shim's one dev dependency, binaryen's wasm-opt, exactly as its lock file pins it.
 wasm_opt=node-shim/node_modules/.bin/wasm-opt

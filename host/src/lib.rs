@@ -1,8 +1,9 @@
 //! mosaic-queue: the native CLI around `mosaic-queue-core`. Everything that touches the world
 //! lives here: the I/O layer, the lock and witness, the durable write, git, and the clock.
-//! The faces (`cli`, soon an MCP face) parse, call one function of the modules below them
-//! and print what it gives to their `reply::Reply`; `main.rs` only maps the outcome to an
-//! exit code.
+//! The faces (`cli`; `mcp`, the MCP server, and `gate`, the OpenSSH forced command, which
+//! parse with the CLI's grammar) call one function of the modules below them and print or
+//! send what it gives to their `reply::Reply`; `main.rs` picks the face and maps the outcome
+//! to an exit code.
 
 pub mod actor;
 pub mod change;
@@ -14,11 +15,13 @@ pub mod creds;
 pub mod demo;
 pub mod doctor;
 pub mod exit;
+pub mod gate;
 pub mod git;
 pub mod gitea;
 pub mod guard;
 pub mod input;
 pub mod io;
+pub mod mcp;
 pub mod read;
 pub mod recovery;
 pub mod reply;

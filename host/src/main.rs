@@ -1,6 +1,7 @@
-//! The `mosaic-queue` binary: parse, run, and turn the outcome into the contract's exit code
-//! (a command line the parser refuses is one line, exit 2 or 4; `--help` and `--version` exit
-//! 0). The only place the process exits with a number. With `--json` the one JSON document
+//! The `mosaic-queue` binary: parse, run (a verb through the CLI, or one of the faces that
+//! serve: the MCP server, the OpenSSH gate), and turn the outcome into the contract's exit
+//! code (a command line the parser refuses is one line, exit 2 or 4; `--help` and
+//! `--version` exit 0). The only place the process exits with a number. With `--json` the one JSON document
 //! goes to stdout as well as the failure's line to stderr.
 
 use clap::error::ErrorKind;
@@ -37,7 +38,14 @@ fn main() {
     };
     let mut printed = Printed::new(parsed.json);
     let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
-    let result = cli::run(parsed, &mut printed);
+    let result = match parsed.verb {
+        // The faces that serve start here, beside the CLI's dispatcher, since each runs the
+        // other verbs through it (cli -> mcp -> cli would be a cycle).
+        cli::Verb::Mcp { seat } => mosaic_queue::mcp::serve_stdio(seat),
+        // sshd's forced command judges, runs and prints the command the remote side sent.
+        cli::Verb::Gate(args) => std::process::exit(mosaic_queue::gate::run(&args)),
+        _ => cli::run(parsed, &mut printed),
+    };
     if let Err(f) = &result {
         warn(&format!("mosaic-queue: {}", f.message));
     }

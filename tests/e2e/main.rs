@@ -31,8 +31,12 @@ mod cli_surface;
 mod cli_verbs;
 mod cli_view;
 mod crash_states;
+mod gate_refusals;
+mod gate_ssh;
 mod gitea;
 mod house;
+mod mcp_protocol;
+mod mcp_tools;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the
 // `fault-injection` build; the host's dev-dependency on itself turns it on for every test

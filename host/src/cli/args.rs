@@ -1,14 +1,16 @@
 //! Turns a change verb's flags into the core's `Command`: statuses, issue lists, evidence,
 //! set values typed by their field and verdicts through the parsers every face uses
 //! (`crate::values`), and the candidate digest, which `review::candidate` computes from the
-//! manifest file or the commit named by `--candidate`.
+//! manifest file or the commit named by `--candidate`, or from the manifest's text given
+//! inline or on stdin.
 
 use mosaic_queue_core::entry::{AssignArgs, IdArgs, MoveArgs, NoteArgs, RecordArgs, SetArgs};
+use mosaic_queue_core::review::manifest;
 use mosaic_queue_core::verbs::{AbandonCmd, Command, NewRow};
 
 use super::grammar::{Change, ReviewVerb, Verb};
 use crate::reply::Failure;
-use crate::review::candidate::candidate;
+use crate::review::candidate::{candidate, manifest_text};
 use crate::values::{self, number};
 
 /// The core command for a change verb, with its `--op`/`--by`.
@@ -44,10 +46,18 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             status,
             reason,
             candidate,
+            manifest_text,
+            manifest_stdin,
             issue,
             evidence,
             change,
         } => {
+            let candidate = match (candidate, manifest_text) {
+                (Some(given), _) => Given::Named(given),
+                (None, Some(text)) => Given::Text("--manifest-text", text),
+                (None, None) if manifest_stdin => Given::Text("stdin", stdin_manifest()?),
+                (None, None) => Given::None,
+            };
             let args = move_args(id, &status, reason, candidate, issue, evidence)?;
             (Command::Move(args), change)
         }
@@ -80,22 +90,53 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
     })
 }
 
+/// The candidate a move was given: `--candidate`, or a manifest's text and where it came from.
+enum Given {
+    None,
+    Named(String),
+    Text(&'static str, String),
+}
+
+/// `--manifest-stdin`: the manifest's text from stdin, at most the manifest cap, as UTF-8.
+fn stdin_manifest() -> Result<String, Failure> {
+    use std::io::Read;
+    let cap = manifest::MAX_BYTES;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::failed(format!("cannot read the manifest from stdin: {e}")))?;
+    if bytes.len() > cap {
+        return Err(Failure::refused(format!(
+            "the manifest on stdin is over {cap} bytes; list fewer files"
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Failure::refused("manifest stdin: is not UTF-8; send the manifest as UTF-8"))
+}
+
 /// `move ID STATUS`'s arguments. The candidate is computed first (it reads a file or asks
-/// git), relative to the working directory, then the status and the evidence.
+/// git, relative to the working directory, or checks the text given), then the status and
+/// the evidence.
 fn move_args(
     id: u64,
     status: &str,
     reason: Option<String>,
-    candidate: Option<String>,
+    candidate: Given,
     issue: Option<u64>,
     evidence: Option<String>,
 ) -> Result<MoveArgs, Failure> {
-    let (candidate, manifest) = match candidate {
-        Some(c) => {
+    let candidate = match candidate {
+        Given::None => None,
+        Given::Named(given) => {
             let here = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
-            let c = self::candidate(&here, &c)?;
-            (Some(c.digest), c.manifest)
+            Some(self::candidate(&here, &given)?)
         }
+        Given::Text(from, text) => Some(manifest_text(from, text)?),
+    };
+    let (candidate, manifest) = match candidate {
+        Some(c) => (Some(c.digest), c.manifest),
         None => (None, None),
     };
     Ok(MoveArgs {

@@ -206,6 +206,18 @@ pub enum Verb {
         /// file) or a commit (sha, branch, tag or HEAD) reachable from a branch or tag
         #[arg(long, value_name = "FILE|REV", allow_hyphen_values = true)]
         candidate: Option<String>,
+        /// For in-review, the manifest's text itself instead of a file (what a seat on another
+        /// machine sends: docs/remote.md)
+        #[arg(
+            long,
+            value_name = "TEXT",
+            allow_hyphen_values = true,
+            conflicts_with_all = ["candidate", "manifest_stdin"]
+        )]
+        manifest_text: Option<String>,
+        /// For in-review, the manifest's text read from stdin (at most 4 MiB)
+        #[arg(long, conflicts_with = "candidate")]
+        manifest_stdin: bool,
         /// For in-review, the issue the review runs on: one of the row's issues (needed when
         /// it has several)
         #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = number::id)]
@@ -414,6 +426,24 @@ pub enum Verb {
         #[command(subcommand)]
         verb: ReviewVerb,
     },
+    /// Serve this checkout's queue to one seat over MCP on stdin and stdout until stdin closes
+    /// (docs/mcp.md): the same verbs, answers and refusals as the CLI's --json.
+    #[command(
+        after_help = "Examples:\n  mosaic-queue mcp --seat darkwing\n  claude mcp add queue -- mosaic-queue mcp --seat darkwing"
+    )]
+    Mcp {
+        /// The seat every tool call acts as (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
+        #[arg(long, value_name = "SEAT", allow_hyphen_values = true)]
+        seat: Option<String>,
+    },
+    /// The forced command of a seat's key in authorized_keys: runs the MCP server or the one
+    /// verb SSH_ORIGINAL_COMMAND names, as that seat, in the checkout (docs/remote.md).
+    /// Another program, shell syntax, another actor, a verb kept for others or a file on this
+    /// host is refused with exit 2 and one line.
+    #[command(
+        after_help = "Examples (the command of a key's authorized_keys line; what the key's owner sends):\n  mosaic-queue gate --seat darkwing --root /srv/mosaic\n  SSH_ORIGINAL_COMMAND='list --json' mosaic-queue gate --seat darkwing --root /srv/mosaic"
+    )]
+    Gate(crate::gate::args::GateArgs),
     /// Print a shell completion script for bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  mosaic-queue completions bash > ~/.local/share/bash-completion/completions/mosaic-queue\n  mosaic-queue completions zsh > ~/.zfunc/_mosaic-queue"
@@ -546,6 +576,8 @@ impl Verb {
             Verb::Guard => "guard",
             Verb::InstallHook { .. } => "install-hook",
             Verb::MapCheck { .. } => "map-check",
+            Verb::Mcp { .. } => "mcp",
+            Verb::Gate(_) => "gate",
             Verb::Completions { .. } => "completions",
             Verb::Man { .. } => "man",
             Verb::Review { verb } => match verb {

@@ -34,7 +34,10 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "Recovery",
         &["doctor", "sync", "render", "unlock", "accept-history"],
     ),
-    ("Setting up", &["demo", "completions", "man", "help"]),
+    (
+        "Setting up",
+        &["demo", "mcp", "gate", "completions", "man", "help"],
+    ),
 ];
 
 const EXIT_CODES: &str = "\

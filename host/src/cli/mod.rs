@@ -11,7 +11,7 @@ pub mod help;
 pub mod output;
 pub mod usage;
 
-use crate::reply::{Replied, Reply};
+use crate::reply::{Failure, Replied, Reply};
 use crate::{change, commit, doctor, guard, read, recovery, review, snapshot};
 
 pub use self::grammar::{Change, Cli, ReviewVerb, Verb};
@@ -114,6 +114,14 @@ fn run_other(verb: Verb, reply: &mut dyn Reply) -> Replied {
         Verb::Demo => crate::demo::demo(&demo::run_step, reply),
         Verb::Completions { shell } => help::completions(shell, reply),
         Verb::Man { verb } => help::man(&verb, reply),
+        // The faces that serve are started by the binary itself (main.rs), beside this
+        // dispatcher: a verb run inside a server never starts another.
+        Verb::Mcp { .. } => Err(Failure::usage(
+            "mcp starts a server from the command line; it is not a verb a server runs",
+        )),
+        Verb::Gate(_) => Err(Failure::usage(
+            "gate runs from an authorized_keys line; it is not a verb a server runs",
+        )),
         change_verb => {
             let (command, change) = args::command(change_verb)?;
             change::change(&command, &change.op, change.by.as_deref(), reply)

@@ -35,6 +35,14 @@ const RULES: &[&str] = &[
     "Never edit docs/plans/queue.json or QUEUE.md by hand, and never checkout, stash, restore or reset them; commit with plain `git commit`, never --no-verify.",
 ];
 
+/// The rules `prime` gives `seat`: every seat's, then its role's. The MCP server's
+/// instructions carry the same lines.
+pub fn rules(seat: &str) -> Vec<&'static str> {
+    let mut rules = RULES.to_vec();
+    rules.extend_from_slice(permissions(Role::of(seat)));
+    rules
+}
+
 /// Who may do what, by role.
 fn permissions(role: Role) -> &'static [&'static str] {
     match role {
@@ -232,8 +240,7 @@ fn gather<'a>(rows: &'a [Row], revision: u64, durable: bool, seat: &'a str) -> P
         .iter()
         .filter(|(_, why)| !matches!(why, Why::After(_)))
         .collect();
-    let mut rules: Vec<&'static str> = RULES.to_vec();
-    rules.extend_from_slice(permissions(role));
+    let rules = rules(seat);
     Prime {
         revision,
         durable,

@@ -1,6 +1,7 @@
 //! `--candidate FILE|REV`: what a move into review freezes as the round's candidate. An
 //! existing file is a manifest (its digest and text); anything else must name a commit that a
-//! branch or tag keeps.
+//! branch or tag keeps. A manifest can also come as its text (`--manifest-text`, stdin), from a
+//! seat with no files on the queue host.
 
 use std::path::Path;
 
@@ -22,10 +23,7 @@ pub struct Candidate {
 /// reachable from a branch or tag.
 pub fn candidate(root: &Path, given: &str) -> Result<Candidate, Failure> {
     if let Some(text) = manifest_file(root, given)? {
-        return Ok(Candidate {
-            digest: manifest::digest(&text),
-            manifest: Some(text),
-        });
+        return manifest_text(given, text);
     }
     let sha = git::run(
         root,
@@ -85,9 +83,18 @@ fn manifest_file(root: &Path, given: &str) -> Result<Option<String>, Failure> {
     };
     let text = String::from_utf8(bytes)
         .map_err(|_| Failure::refused(format!("manifest {given}: is not UTF-8")))?;
-    // The rules for stored text first: a path holding a secret is refused as such.
-    mosaic_queue_core::admission::manifest_text(&text)
-        .map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
-    manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
     Ok(Some(text))
+}
+
+/// A manifest candidate from its text, `from` naming where the text came from (the file,
+/// `--manifest-text`, `stdin`): checked as stored text first (a path holding a secret is
+/// refused as such), then as a manifest.
+pub fn manifest_text(from: &str, text: String) -> Result<Candidate, Failure> {
+    mosaic_queue_core::admission::manifest_text(&text)
+        .map_err(|e| Failure::refused(format!("manifest {from}: {e}")))?;
+    manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {from}: {e}")))?;
+    Ok(Candidate {
+        digest: manifest::digest(&text),
+        manifest: Some(text),
+    })
 }

@@ -7,12 +7,17 @@
 //! on the checkout's root reports `.git` arriving or leaving there, and the watch on `.git`
 //! reports the directory itself moving or going: either moves the watch to whatever `.git`
 //! now is, and the reader looks again.
+//!
+//! A long-lived caller (the MCP server) can end a wait early: `stoppable` names a descriptor
+//! that this thread's waits also watch, and one that becomes readable ends them.
 
+use std::cell::RefCell;
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -20,6 +25,19 @@ use rustix::fs::inotify::{self, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 
 use super::Paths;
+
+thread_local! {
+    static STOP: RefCell<Option<Arc<OwnedFd>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with every wait on this thread also ended, with an `Interrupted` error, once
+/// `stop` is readable (an eventfd written by whoever cancels).
+pub fn stoppable<T>(stop: Arc<OwnedFd>, f: impl FnOnce() -> T) -> T {
+    STOP.set(Some(stop));
+    let value = f();
+    STOP.set(None);
+    value
+}
 
 /// A watch on the witness's directory, set up before the caller first looks, so that a write
 /// that lands between the look and the wait still wakes it.
@@ -98,12 +116,22 @@ impl WitnessWatch {
                 }
                 None => None,
             };
-            let mut fds = [PollFd::new(&self.fd, PollFlags::IN)];
+            let stop = STOP.with_borrow(Clone::clone);
+            let mut fds = vec![PollFd::new(&self.fd, PollFlags::IN)];
+            if let Some(stop) = &stop {
+                fds.push(PollFd::new(stop.as_ref(), PollFlags::IN));
+            }
             match poll(&mut fds, timeout.as_ref()) {
                 Ok(0) => continue,
                 Ok(_) => {}
                 Err(e) if e == Errno::INTR => continue,
                 Err(e) => return Err(e.into()),
+            }
+            if fds.get(1).is_some_and(|f| !f.revents().is_empty()) {
+                return Err(io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "the wait was cancelled",
+                ));
             }
             let wake = self.drain()?;
             // A witness event from a directory no longer at `.git` is another directory's.

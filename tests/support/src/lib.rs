@@ -1,15 +1,19 @@
 //! What the end-to-end tests share, as a dev-only crate: scratch canonical checkouts and the
 //! real binary run in them (`repo`, re-exported at the top), a scriptable fake Gitea, the review
-//! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory, the workload generator the benchmarks and the
-//! sandbox's tests replay, and the benchmark examples' scratch checkouts (`bench`).
+//! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory,
+//! the workload generator the benchmarks and the sandbox's tests replay, the benchmark
+//! examples' scratch checkouts (`bench`), a small MCP client (`mcp`), and a real OpenSSH server
+//! for the remote seats' tests (`sshd`).
 
 pub mod bench;
 pub mod fake_gitea;
 pub mod house;
+pub mod mcp;
 pub mod recording_git;
 pub mod relay;
 pub mod retry;
 pub mod review;
+pub mod sshd;
 pub mod watch;
 pub mod workload;
 

@@ -125,7 +125,7 @@ pub struct Out {
 }
 
 impl Out {
-    fn from(out: Output) -> Out {
+    pub(crate) fn from(out: Output) -> Out {
         Out {
             // A signal death has no code; -1 never matches an exit code a test expects.
             code: out.status.code().unwrap_or(-1),

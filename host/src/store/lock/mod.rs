@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mosaic_queue_core::canon::{one_line, parse_canonical, to_canonical};
@@ -397,15 +397,30 @@ impl Lock<'_> {
                     path: self.path.clone(),
                 });
             }
-            Err(e) => return Err(io_err("re-read", &self.path)(e)),
+            Err(e) => {
+                LEFT_BEHIND.store(true, Ordering::SeqCst);
+                return Err(io_err("re-read", &self.path)(e));
+            }
         }
-        self.io
-            .remove(&self.path)
-            .map_err(io_err("remove", &self.path))?;
+        if let Err(e) = self.io.remove(&self.path) {
+            LEFT_BEHIND.store(true, Ordering::SeqCst);
+            return Err(io_err("remove", &self.path)(e));
+        }
+        // Removed: a failed fsync may bring it back only after a crash, with this process gone.
         self.io
             .sync_dir(&self.dir)
             .map_err(io_err("fsync", &self.dir))
     }
+}
+
+/// Set once this process has failed to remove a lock or gate file of its own, which stays
+/// live for as long as the process runs: a process that outlives its commands (the MCP
+/// server) ends then, so the lock becomes dead and `unlock` can clear it.
+static LEFT_BEHIND: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process may have left a lock or gate file of its own in place.
+pub fn left_behind() -> bool {
+    LEFT_BEHIND.load(Ordering::SeqCst)
 }
 
 impl Drop for Lock<'_> {

@@ -231,6 +231,34 @@ fn locks_are_never_broken_and_only_dead_or_mismatched_ones_are_unlocked() {
     assert_eq!(note(&c, None), Ok(vec![RECEIPT.to_owned()]));
 }
 
+/// A lock its writer could not remove once it had answered: the command still succeeded, the
+/// lock stays (live while that process runs: a long-lived one must end), the process knows it
+/// left one, and once it is gone `unlock` removes it as dead.
+#[test]
+fn a_lock_its_writer_could_not_remove_is_known_to_that_process() {
+    let c = Checkout::genesis();
+    let clean = Tracer::memory();
+    note(&c.clone(), Some(&clean)).unwrap();
+    let n = clean
+        .events()
+        .iter()
+        .find_map(|e| match e {
+            Event::Call {
+                n,
+                op: Op::Unlink(p),
+            } if *p == c.paths.lock => Some(*n),
+            _ => None,
+        })
+        .unwrap();
+    let unlink = Tracer::memory().failing(n, FaultKind::Eio);
+    assert_eq!(note(&c, Some(&unlink)), Ok(vec![RECEIPT.to_owned()]));
+    assert!(unlink.fired());
+    assert!(c.disk.get(&c.paths.lock).is_some());
+    assert!(crate::store::lock::left_behind());
+    assert!(c.process(None).unlock().unwrap()[0].starts_with("ok unlock: removed the dead"));
+    assert_eq!(c.disk.get(&c.paths.lock), None);
+}
+
 #[test]
 fn a_live_lock_is_waited_for_and_a_reused_pid_is_a_mismatch() {
     let c = Checkout::genesis();

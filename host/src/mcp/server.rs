@@ -1,0 +1,210 @@
+//! The MCP handler for one seat: `initialize` with the rules `prime` gives as instructions,
+//! the seat's tools, and each call run as its CLI verb on the blocking pool, so a verb that
+//! waits (a lock, `wait`) never stalls the server. The handler keeps the seat and its tool
+//! list, nothing that a write could make stale: each call loads the queue afresh.
+
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use rustix::event::{EventfdFlags, eventfd};
+use tokio_util::sync::CancellationToken;
+
+use super::argv::{self, Call};
+use super::bound;
+use super::run;
+use super::running::Running;
+use super::tools;
+use crate::reply::Failure;
+use crate::reply::Finished;
+use crate::store::{lock, watch};
+
+pub struct Server {
+    seat: String,
+    tools: Vec<Tool>,
+    /// Fired when input ends, or to end the server: every wait still running stops and
+    /// nothing more is read.
+    closing: CancellationToken,
+    /// Waits in flight: each holds a thread of the blocking pool, so they are capped.
+    waits: Arc<AtomicUsize>,
+    /// Every verb running on the blocking pool, which the server lets finish when it ends.
+    running: Arc<Running>,
+}
+
+/// The most waits one server runs at once; another is refused until one ends.
+const MAX_WAITS: usize = 8;
+
+/// One wait's place among `MAX_WAITS`, given back when dropped.
+struct WaitSlot(Arc<AtomicUsize>);
+
+impl WaitSlot {
+    fn take(waits: &Arc<AtomicUsize>) -> Result<WaitSlot, Failure> {
+        if waits.fetch_add(1, Ordering::SeqCst) >= MAX_WAITS {
+            waits.fetch_sub(1, Ordering::SeqCst);
+            return Err(Failure::failed(format!(
+                "{MAX_WAITS} waits are already running in this server; cancel one or let it end, then call again"
+            )));
+        }
+        Ok(WaitSlot(waits.clone()))
+    }
+}
+
+impl Drop for WaitSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Server {
+    pub fn new(seat: &str, closing: CancellationToken, running: Arc<Running>) -> Server {
+        Server {
+            seat: seat.to_owned(),
+            tools: tools::tools(seat),
+            closing,
+            waits: Arc::new(AtomicUsize::new(0)),
+            running,
+        }
+    }
+
+    /// Runs the call's verb off the runtime's thread; a wait also ends when `cancelled` fires
+    /// or input ends.
+    async fn run(&self, call: &Call, cancelled: &CancellationToken) -> Result<Finished, Failure> {
+        let argv = call.argv.clone();
+        let entered = self.running.enter();
+        if !call.waits {
+            return tokio::task::spawn_blocking(move || {
+                let _entered = entered;
+                run::run(&argv)
+            })
+            .await
+            .map_err(|e| Failure::failed(format!("the verb did not finish: {e}")));
+        }
+        let _slot = WaitSlot::take(&self.waits)?;
+        let stop = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
+            .map(Arc::new)
+            .map_err(|e| Failure::failed(format!("cannot make a wait stoppable: {e}")))?;
+        let inner = stop.clone();
+        let mut job = tokio::task::spawn_blocking(move || {
+            let _entered = entered;
+            watch::stoppable(inner, || run::run(&argv))
+        });
+        let done = tokio::select! {
+            done = &mut job => Some(done),
+            () = cancelled.cancelled() => None,
+            () = self.closing.cancelled() => None,
+        };
+        let done = match done {
+            Some(done) => done,
+            None => {
+                fire(&stop);
+                job.await
+            }
+        };
+        done.map_err(|e| Failure::failed(format!("the wait did not finish: {e}")))
+    }
+}
+
+/// Wakes every poll watching `stop`.
+fn fire(stop: &OwnedFd) {
+    // A full counter is already readable; nothing else can fail on an eventfd.
+    let _ = rustix::io::write(stop, &1u64.to_ne_bytes());
+}
+
+/// The answer for a verb that ran: its document bounded, a tool error when it failed. Its
+/// warnings go where the CLI's go, to stderr (an MCP client keeps the server's as its log).
+fn answer(ran: &Finished, call: &Call) -> CallToolResult {
+    for line in &ran.warnings {
+        crate::cli::output::warn(line);
+    }
+    let command = format!("mosaic-queue {} --json", call.argv.join(" "));
+    let shape = if ran.exit == 0 {
+        &call.shape
+    } else {
+        &bound::Shape::whole()
+    };
+    match bound::fit(&ran.document, shape, &command) {
+        Ok(doc) if ran.exit == 0 => CallToolResult::success(vec![ContentBlock::text(doc)]),
+        Ok(doc) => CallToolResult::error(vec![ContentBlock::text(doc)]),
+        Err(f) => refusal(&f),
+    }
+}
+
+/// A refusal the server makes itself, as the CLI's `--json` error document.
+fn refusal(f: &Failure) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(json_text(&run::error_document(f)))])
+}
+
+fn json_text(doc: &str) -> String {
+    super::json_text::minify(doc)
+}
+
+/// What `initialize` tells the client: the seat, how answers look, and the rules `prime` gives.
+fn instructions(seat: &str) -> String {
+    let mut text = format!(
+        "The team's work queue, for seat {seat}: every tool acts as {seat}. Call orient first. Each answer is the CLI's --json document (minified, at most {} bytes: long arrays are paged); a refusal is a tool error carrying {{\"error\":{{exit,kind,message,next,retryable}}}}. A change's op is the CLI's --op.\nRules:\n",
+        bound::MAX_ANSWER
+    );
+    for rule in crate::read::prime::rules(seat) {
+        text.push_str("- ");
+        text.push_str(rule);
+        text.push('\n');
+    }
+    text
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_instructions(instructions(&self.seat));
+        info.server_info = Implementation::new("mosaic-queue", env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let call = match argv::call(&self.seat, &request.name, args) {
+            None => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool {:?}; tools/list names them", request.name),
+                    None,
+                ));
+            }
+            Some(Err(f)) => return Ok(refusal(&f).into()),
+            Some(Ok(call)) => call,
+        };
+        let result = match self.run(&call, &context.ct).await {
+            Ok(ran) => answer(&ran, &call),
+            Err(f) => refusal(&f),
+        };
+        // A lock this process could not remove stays live while it runs and would hold off
+        // every writer: the server stops reading, answers what is in flight and ends
+        // (`serve`), so the lock is dead and `unlock` clears it.
+        if lock::left_behind() {
+            self.closing.cancel();
+        }
+        Ok(result.into())
+    }
+}
