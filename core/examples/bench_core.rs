@@ -9,7 +9,7 @@ use std::process::Command as Process;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use mosaic_queue_core::{Queue, canon, digest, replay};
+use mosaic_queue_core::{Queue, canon, chain, file, replay};
 
 // ---- a counting allocator: current and peak live heap bytes ----
 
@@ -301,11 +301,11 @@ fn main() {
 
     // Where verify's time goes at 100k.
     let runs = big.runs;
-    let file = canon::parse_queue(&big.bytes).expect("the 100k file parses");
+    let file = file::parse_queue(&big.bytes).expect("the 100k file parses");
     let stages = [
         (
-            "canon::parse_queue (the strict one-pass reader)",
-            ms(median_of(runs, || canon::parse_queue(&big.bytes).unwrap())),
+            "file::parse_queue (the strict one-pass reader)",
+            ms(median_of(runs, || file::parse_queue(&big.bytes).unwrap())),
         ),
         (
             "  canon::parse_lenient (the reference path, errors only)",
@@ -322,9 +322,9 @@ fn main() {
             ms(median_of(runs, || replay::replay(&file).unwrap())),
         ),
         (
-            "digest::log_digest over the whole log (not part of verify)",
+            "chain::log_digest over the whole log (not part of verify)",
             ms(median_of(runs, || {
-                digest::log_digest(&file.log, file.log.len())
+                chain::log_digest(&file.log, file.log.len())
             })),
         ),
         (

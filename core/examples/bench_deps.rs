@@ -14,12 +14,13 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mosaic_queue_core::body::Body;
+use mosaic_queue_core::ctx::Ctx;
 use mosaic_queue_core::entry::{
     AddArgs, Args, CURRENT_SEMANTICS, Entry, GenesisArgs, IdArgs, MapRow, SetArgs, SetField,
     SetValue,
 };
 use mosaic_queue_core::state::State;
-use mosaic_queue_core::verbs::{self, Command, Ctx};
+use mosaic_queue_core::verbs::{self, Command};
 use mosaic_queue_core::{Queue, QueueError, QueueFile, ReplayError, Status, canon, digest, next};
 
 const AT: &str = "2026-11-29T10:00:00.000Z";

@@ -8,12 +8,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::CanonError;
-use crate::model::QueueFile;
+use crate::limits::MAX_SAFE_INTEGER;
 use crate::reader;
-
-/// The largest integer JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`); larger ones would
-/// print differently from Node, so they are refused.
-pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Serializes any value the way `JSON.stringify(v, null, 2) + "\n"` does.
 pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
@@ -26,11 +22,6 @@ pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
 /// Compact serialization (`JSON.stringify(v)`), used for digests of single entries.
 pub fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
     out.extend(serde_json::to_vec(value).expect("model types always serialize"));
-}
-
-/// Parses `queue.json` and checks that its bytes are canonical.
-pub fn parse_queue(bytes: &[u8]) -> Result<QueueFile, CanonError> {
-    parse_canonical(bytes)
 }
 
 /// Parses any canonical document (queue file, witness, lock) and checks its bytes. The strict

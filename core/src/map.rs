@@ -8,10 +8,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::canon::MAX_SAFE_INTEGER;
-use crate::digest::is_hex;
 use crate::entry::{GenesisArgs, MapRow};
 use crate::error::{MapError, TableError};
+use crate::hex::is_hex;
+use crate::limits::MAX_SAFE_INTEGER;
 use crate::model::Status;
 use crate::table;
 

@@ -7,11 +7,13 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::ctx::Ctx;
 use crate::entry::Entry;
 use crate::error::ReplayError;
-use crate::model::{FORMAT_VERSION, QueueFile, Row};
+use crate::file::{FORMAT_VERSION, QueueFile};
+use crate::model::Row;
 use crate::state::State;
-use crate::verbs::{self, Ctx};
+use crate::verbs;
 
 /// Replays `file.log` and checks it yields `file.rows` and `file.revision`.
 pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {

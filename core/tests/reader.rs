@@ -5,7 +5,8 @@
 mod common;
 
 use mosaic_queue_core::canon::{parse_reference, to_canonical};
-use mosaic_queue_core::model::{QueueFile, Witness};
+use mosaic_queue_core::file::QueueFile;
+use mosaic_queue_core::model::Witness;
 use mosaic_queue_core::reader;
 use proptest::prelude::*;
 

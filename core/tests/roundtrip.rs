@@ -13,7 +13,7 @@ use mosaic_queue_core::entry::{
 use mosaic_queue_core::matrix::{RULES, Via, Who};
 use mosaic_queue_core::model::VerdictKind;
 use mosaic_queue_core::verbs::{AbandonCmd, NewRow, TakeCmd};
-use mosaic_queue_core::{Command, Outcome, Queue, Row, Status, canon};
+use mosaic_queue_core::{Command, Outcome, Queue, Row, Status, canon, file};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -480,7 +480,7 @@ proptest! {
         prop_assert_eq!(again.rows(), queue.rows());
         prop_assert_eq!(again.revision(), queue.revision());
         prop_assert!(again.to_bytes() == bytes, "re-serialized bytes differ");
-        let parsed = canon::parse_queue(&bytes).map_err(|e| fail("parse_queue", e))?;
+        let parsed = file::parse_queue(&bytes).map_err(|e| fail("parse_queue", e))?;
         prop_assert!(canon::to_canonical(&parsed) == bytes, "parse then serialize differs");
     }
 

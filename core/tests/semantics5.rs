@@ -4,8 +4,9 @@
 
 mod common;
 
+use mosaic_queue_core::ctx::Ctx;
 use mosaic_queue_core::entry::{Args, SetArgs, SetField, SetValue};
-use mosaic_queue_core::verbs::{self, Ctx, NewRow};
+use mosaic_queue_core::verbs::{self, NewRow};
 use mosaic_queue_core::{Command, Queue, QueueError, ReplayError, Status, canon};
 
 const AT: &str = "2026-11-30T10:00:00.000Z";

@@ -8,7 +8,7 @@ mod refusal;
 pub use command::read as read_command;
 
 use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::{Outcome, Queue, ReviewRequest, Row, canon, map, snapshot, table};
+use mosaic_queue_core::{Outcome, Queue, ReviewRequest, Row, canon, file, map, snapshot, table};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -117,7 +117,7 @@ fn misfit(what: &'static str, e: &serde_json::Error) -> Refusal {
 /// document as JSON text.
 #[wasm_bindgen]
 pub fn parse(bytes: &[u8]) -> Result<String, Refusal> {
-    canon::parse_queue(bytes)?;
+    file::parse_queue(bytes)?;
     // Canonical bytes are UTF-8, or parsing would have refused them.
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }

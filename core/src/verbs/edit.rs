@@ -5,7 +5,10 @@ use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::String;
 
-use super::{Ctx, check_issues, check_opt_text, check_seats, not_allowed};
+use super::check::{check_issues, check_opt_text, check_seats};
+use super::command::AT_MOST_ONCE_NOTICE;
+use super::coord;
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{AcceptHistoryArgs, AddArgs, AssignArgs, NoteArgs, SetArgs, SetField, SetValue};
 use crate::error::{VerbError, issue_list};
 use crate::model::{Row, Status};
@@ -51,7 +54,7 @@ pub(super) fn add(
     }
     check_issues(&a.issues)?;
     check_seats(&a.reviewers)?;
-    super::coord::check_after(state, a.id, &a.after)?;
+    coord::check_after(state, a.id, &a.after)?;
     state.put_row(Row {
         id: a.id,
         piece: a.piece.clone(),
@@ -189,7 +192,7 @@ pub(super) fn set(
             state.row_mut(pos).reviewers.clone_from(s);
         }
         (SetField::After, SetValue::Numbers(n)) => {
-            super::coord::set_after(state, pos, a.id, n, ctx)?;
+            coord::set_after(state, pos, a.id, n, ctx)?;
         }
         (field, _) => {
             let expected = match field {
@@ -226,7 +229,7 @@ pub(super) fn accept_history(
         ));
     }
     rules::check_text("--reason", &a.reason)?;
-    if a.new_revision != ctx.rev || a.notice != super::AT_MOST_ONCE_NOTICE {
+    if a.new_revision != ctx.rev || a.notice != AT_MOST_ONCE_NOTICE {
         return Err(VerbError::BadText {
             field: "accept-history record",
             why: "must name its own revision and carry the at-most-once notice",

@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Ctx, not_allowed};
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{HARDENED_SEMANTICS, IdArgs, MoveArgs};
 use crate::error::ReviewError;
 use crate::error::{VerbError, issue_list};

@@ -2,11 +2,11 @@
 //! enforces (2^53-1). A larger one would be written, acknowledged, and then refused by every
 //! later read; checked here, it is refused before anything is written, on every face.
 
-use crate::canon::MAX_SAFE_INTEGER;
+use super::command::Command;
 use crate::entry::{Args, Evidence, MapRow, SetValue};
 use crate::error::VerbError;
+use crate::limits::MAX_SAFE_INTEGER;
 use crate::model::Witness;
-use crate::verbs::Command;
 
 /// Refuses `value` when queue.json could not hold it.
 pub fn check(field: &'static str, value: u64) -> Result<(), VerbError> {

@@ -79,7 +79,8 @@ pub fn commit(message: &str, genesis: bool, by: Option<&str>, reply: &mut dyn Re
 /// its bytes. Text the tool checks is refused like an empty piece or note (exit 2), before
 /// anything is read; only what clap cannot parse is usage.
 fn message_admitted(message: &str) -> Result<(), Failure> {
-    use mosaic_queue_core::admission::{credential, invisible};
+    use mosaic_queue_core::admission::invisible;
+    use mosaic_queue_core::secret::credential;
     if message.trim().is_empty() {
         return Err(Failure::refused(
             "refused: commit needs a message: pass -m with some text (it is the commit's message)",

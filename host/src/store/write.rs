@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::digest::hex;
+use mosaic_queue_core::hex::hex;
 use mosaic_queue_core::splice::Spliced;
 use mosaic_queue_core::{Queue, Row, Witness, splice, table};
 use sha2::{Digest, Sha256};

@@ -1741,9 +1741,10 @@ fn dependencies() -> Vec<Case> {
 /// logged all the same, for replay to refuse (the first one's rev is returned).
 fn deps_snapshot(steps: &[(u64, Vec<u64>)], semantics: u8) -> (Vec<u8>, Vec<u8>, Option<u64>) {
     use mosaic_queue_core::body::Body;
+    use mosaic_queue_core::ctx::Ctx;
     use mosaic_queue_core::entry::{AddArgs, Args, GenesisArgs, MapRow, SetArgs, SetField};
     use mosaic_queue_core::entry::{Entry, SetValue};
-    use mosaic_queue_core::verbs::{self, Ctx};
+    use mosaic_queue_core::verbs;
     use mosaic_queue_core::{Queue, Status, canon, digest, render, table};
     const AT: &str = "2026-11-29T10:00:00.000Z";
     let row = MapRow {

@@ -3,7 +3,8 @@
 //! re-serializes to the same bytes; whatever verify accepts replays to the same rows and
 //! revision, and its own bytes verify again. Witnesses go through the same reader.
 
-use mosaic_queue_core::canon::{self, MAX_SAFE_INTEGER};
+use mosaic_queue_core::canon;
+use mosaic_queue_core::limits::MAX_SAFE_INTEGER;
 use mosaic_queue_core::replay::replay;
 use mosaic_queue_core::{Queue, QueueFile, Witness, reader};
 
