@@ -13,13 +13,13 @@ use crate::review::manifest;
 use crate::secret::{credential, op_token_like};
 
 /// Most issues one row lists (and so closes), and most rows one row waits on.
-pub const MAX_ISSUES: usize = 64;
+pub(crate) const MAX_ISSUES: usize = 64;
 /// Most reviewers one row lists.
-pub const MAX_REVIEWERS: usize = 16;
+pub(crate) const MAX_REVIEWERS: usize = 16;
 
 /// Checks every text and list `args` stores, and the op id, against the rules for new entries.
-pub fn check(args: &Args, op: &str) -> Result<(), VerbError> {
-    check_op(op)?;
+pub(crate) fn check(args: &Args, op: &str) -> Result<(), VerbError> {
+    check_new_op(op)?;
     match args {
         Args::Genesis(g) => {
             map_rows(&g.rows)?;
@@ -82,7 +82,7 @@ pub fn map_rows(rows: &[MapRow]) -> Result<(), VerbError> {
 
 /// An op id that looks like a token is refused (without repeating it): op ids are committed
 /// with the log and printed in every receipt.
-pub fn check_op(op: &str) -> Result<(), VerbError> {
+pub fn check_new_op(op: &str) -> Result<(), VerbError> {
     match op_token_like(op) {
         Some(what) => Err(VerbError::OpTokenLike { what }),
         None => Ok(()),
@@ -90,7 +90,7 @@ pub fn check_op(op: &str) -> Result<(), VerbError> {
 }
 
 /// Table text: no character that displays otherwise than its bytes, no credential.
-pub fn text(field: &'static str, text: &str) -> Result<(), VerbError> {
+pub(crate) fn text(field: &'static str, text: &str) -> Result<(), VerbError> {
     if let Some((c, what)) = invisible(text) {
         return Err(VerbError::Invisible {
             field,

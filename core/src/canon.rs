@@ -20,7 +20,7 @@ pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 /// Compact serialization (`JSON.stringify(v)`), used for digests of single entries.
-pub fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+pub(crate) fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
     out.extend(serde_json::to_vec(value).expect("model types always serialize"));
 }
 
@@ -81,7 +81,7 @@ pub fn parse_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CanonError>
 }
 
 /// Compares input bytes with their re-serialization and reports the first difference.
-pub fn check_bytes(found: &[u8], expected: &[u8]) -> Result<(), CanonError> {
+pub(crate) fn check_bytes(found: &[u8], expected: &[u8]) -> Result<(), CanonError> {
     if found == expected {
         return Ok(());
     }
@@ -158,7 +158,7 @@ fn scan_integers(bytes: &[u8]) -> Result<(), CanonError> {
 }
 
 /// 1-based line and column of a byte offset.
-pub fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
     let upto = &bytes[..offset.min(bytes.len())];
     let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);

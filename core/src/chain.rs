@@ -35,14 +35,14 @@ fn chain_from(log: &[Entry], from: usize, upto: usize, start: [u8; 32]) -> [u8; 
 }
 
 /// The witness a write of `file` (whose canonical bytes hash to `file_sha`) leaves behind.
-pub fn witness_for(file: &QueueFile, file_sha: String, at: String) -> Witness {
+pub(crate) fn witness_for(file: &QueueFile, file_sha: String, at: String) -> Witness {
     witness_after(file, None, file_sha, at)
 }
 
 /// Like `witness_for`, continuing the chain from `prev` instead of from genesis. The caller
 /// must already have checked that `file` extends `prev` (`check_extends`): the prefix is
 /// taken on trust, which saves hashing the whole log a second time per write.
-pub fn witness_after(
+pub(crate) fn witness_after(
     file: &QueueFile,
     prev: Option<&Witness>,
     file_sha: String,
@@ -62,7 +62,7 @@ pub fn witness_after(
 
 /// Checks that `file` (already verified) extends what `witness` saw: no lost or rewritten
 /// history. `file_sha` is the SHA-256 of the file's bytes; at equal revisions it must match.
-pub fn check_extends(
+pub(crate) fn check_extends(
     file: &QueueFile,
     file_sha: &str,
     witness: &Witness,

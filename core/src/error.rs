@@ -593,7 +593,7 @@ impl WitnessError {
 }
 
 /// Joins issue numbers as the table shows them: `#12, #14`.
-pub fn issue_list(issues: &[u64]) -> String {
+pub(crate) fn issue_list(issues: &[u64]) -> String {
     let parts: Vec<String> = issues.iter().map(|i| alloc::format!("#{i}")).collect();
     if parts.is_empty() {
         String::from("none")

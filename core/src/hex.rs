@@ -16,12 +16,12 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// True for exactly `len` lowercase hex digits.
-pub fn is_hex(s: &str, len: usize) -> bool {
+pub(crate) fn is_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The 64 lowercase hex digits of a SHA-256, without a heap allocation.
-pub fn hex64(bytes: &[u8; 32]) -> [u8; 64] {
+pub(crate) fn hex64(bytes: &[u8; 32]) -> [u8; 64] {
     let mut out = [0u8; 64];
     for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
         pair[0] = DIGITS[usize::from(b >> 4)];
@@ -31,7 +31,7 @@ pub fn hex64(bytes: &[u8; 32]) -> [u8; 64] {
 }
 
 /// The 32 bytes that exactly 64 lowercase hex digits spell.
-pub fn unhex(s: &str) -> Option<[u8; 32]> {
+pub(crate) fn unhex(s: &str) -> Option<[u8; 32]> {
     if !is_hex(s, 64) {
         return None;
     }

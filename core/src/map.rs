@@ -73,7 +73,7 @@ pub fn parse(md: &str) -> Result<Map, MapError> {
 }
 
 /// The rows of the first table with the queue's columns, with their 1-based line numbers.
-pub fn parse_table(md: &str) -> Result<Vec<(usize, MapRow)>, MapError> {
+pub(crate) fn parse_table(md: &str) -> Result<Vec<(usize, MapRow)>, MapError> {
     let lines: Vec<&str> = md.lines().collect();
     let header = lines
         .iter()

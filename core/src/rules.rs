@@ -13,14 +13,14 @@ pub const PRIVILEGED: [&str; 2] = ["jason", "sage"];
 /// The lead seat (Gitea login `jarvis`).
 pub const LEAD: &str = "lead";
 /// Longest text a table cell accepts, in characters.
-pub const MAX_TEXT_CHARS: usize = 500;
+pub(crate) const MAX_TEXT_CHARS: usize = 500;
 
 pub fn is_privileged(actor: &str) -> bool {
     PRIVILEGED.contains(&actor)
 }
 
 /// The lead seat's Gitea login; every other seat's login is its name.
-pub const LEAD_LOGIN: &str = "jarvis";
+pub(crate) const LEAD_LOGIN: &str = "jarvis";
 
 /// The Gitea login a seat posts and comments as.
 pub fn gitea_login(seat: &str) -> &str {
@@ -66,7 +66,7 @@ pub fn shown(text: &str) -> String {
 pub const SHOWN_CHARS: usize = 40;
 
 /// Seat names: 1 to 32 characters of [a-z0-9-], first a letter.
-pub fn is_seat(name: &str) -> bool {
+pub(crate) fn is_seat(name: &str) -> bool {
     (1..=32).contains(&name.len())
         && name.as_bytes()[0].is_ascii_lowercase()
         && name
@@ -74,7 +74,7 @@ pub fn is_seat(name: &str) -> bool {
             .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
 }
 
-pub fn check_actor(name: &str) -> Result<(), VerbError> {
+pub(crate) fn check_actor(name: &str) -> Result<(), VerbError> {
     if is_seat(name) {
         Ok(())
     } else {
@@ -93,7 +93,7 @@ pub fn check_seat(name: &str) -> Result<(), VerbError> {
 /// Text the table shows. `\` could undo the table's `|` escape and `<` starts raw HTML, so
 /// both are refused rather than escaped (the contract's rule); control characters would
 /// break the one-line cell.
-pub fn check_text(field: &'static str, text: &str) -> Result<(), VerbError> {
+pub(crate) fn check_text(field: &'static str, text: &str) -> Result<(), VerbError> {
     let bad = |why| Err(VerbError::BadText { field, why });
     if text.is_empty() {
         return bad("is empty");
@@ -120,7 +120,7 @@ pub fn check_text(field: &'static str, text: &str) -> Result<(), VerbError> {
 }
 
 /// Brief anchors go inside a markdown link target: no white space or parentheses either.
-pub fn check_anchor(anchor: &str) -> Result<(), VerbError> {
+pub(crate) fn check_anchor(anchor: &str) -> Result<(), VerbError> {
     check_text("brief", anchor)?;
     if anchor.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
         return Err(VerbError::BadText {
@@ -180,7 +180,7 @@ fn days_in(year: u32, month: u32) -> u32 {
 }
 
 /// Candidate digests: `sha256:<64 hex>` (a manifest) or `git:<40 or 64 hex>` (a commit).
-pub fn check_digest(value: &str) -> Result<(), VerbError> {
+pub(crate) fn check_digest(value: &str) -> Result<(), VerbError> {
     let ok = match value.split_once(':') {
         Some(("sha256", h)) => is_hex(h, 64),
         Some(("git", h)) => is_hex(h, 40) || is_hex(h, 64),

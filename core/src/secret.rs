@@ -7,7 +7,7 @@
 /// here on each write and again on each replayed entry, so this is one pass over the bytes with
 /// no allocation and almost no unpredictable branches: byte classes come from a table, and the
 /// keyword and prefix checks run only where two bytes can begin one of them.
-pub fn credential_like(text: &str) -> Option<&'static str> {
+pub(crate) fn credential_like(text: &str) -> Option<&'static str> {
     // When a text matches several kinds, the earliest in this list is the one named.
     const WHAT: [&str; 6] = [
         "a PEM header",
@@ -209,7 +209,7 @@ pub fn credential(text: &str) -> Option<&'static str> {
 }
 
 /// Whether `text`, quoted back in a refusal, would print something that looks like a secret.
-pub fn unsafe_to_echo(text: &str) -> bool {
+pub(crate) fn unsafe_to_echo(text: &str) -> bool {
     credential(text).is_some() || op_token_like(text).is_some()
 }
 
@@ -327,7 +327,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Names what makes `op` look like a token: the credential rule, or a long run of letters and
 /// digits with no separator (a random string, not a seat-row-verb name).
-pub fn op_token_like(op: &str) -> Option<&'static str> {
+pub(crate) fn op_token_like(op: &str) -> Option<&'static str> {
     if let Some(what) = credential(op) {
         return Some(what);
     }

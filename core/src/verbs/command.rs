@@ -106,7 +106,7 @@ pub struct AcceptHistoryCmd {
 }
 
 /// What accept-history records about the lost range.
-pub const AT_MOST_ONCE_NOTICE: &str = "at-most-once does not hold for ops lost before this entry; their op ids are no longer deduplicated";
+pub(crate) const AT_MOST_ONCE_NOTICE: &str = "at-most-once does not hold for ops lost before this entry; their op ids are no longer deduplicated";
 
 impl Command {
     /// The verb this command logs.

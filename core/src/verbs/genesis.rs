@@ -84,7 +84,7 @@ pub(super) fn apply(
 }
 
 /// The rows genesis makes from the map.
-pub fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
+pub(super) fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
     map.iter()
         .map(|r| Row {
             id: r.id,

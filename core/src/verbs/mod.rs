@@ -5,12 +5,12 @@
 //! `review`), and none of them imports from here.
 
 mod check;
-pub mod command;
+pub(crate) mod command;
 mod coord;
 mod edit;
 mod genesis;
 mod moves;
-pub mod numbers;
+pub(crate) mod numbers;
 
 use alloc::string::String;
 
@@ -24,7 +24,6 @@ use crate::rules;
 use crate::state::State;
 
 pub use command::{AbandonCmd, AcceptHistoryCmd, COMMAND_VERBS, Command, NewRow, TakeCmd};
-pub use genesis::genesis_rows;
 
 /// Applies one entry's arguments. On success the state moves to `ctx.rev` and the receipt is
 /// returned; on refusal the state is untouched.
@@ -36,7 +35,7 @@ pub fn apply(state: &mut State, args: &Args, ctx: &Ctx) -> Result<String, VerbEr
 
 /// `apply`, writing the receipt into `receipt` (cleared first) so that replay can reuse one
 /// buffer for every entry. On refusal the state is untouched and `receipt` holds nothing useful.
-pub fn apply_into(
+pub(crate) fn apply_into(
     state: &mut State,
     args: &Args,
     ctx: &Ctx,

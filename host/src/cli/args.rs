@@ -3,8 +3,9 @@
 //! (`crate::values`), and the candidate digest, which `review::candidate` computes from the
 //! manifest file or the commit named by `--candidate`.
 
-use mosaic_queue_core::entry::{AssignArgs, IdArgs, MoveArgs, NoteArgs, RecordArgs, SetArgs};
-use mosaic_queue_core::verbs::{AbandonCmd, Command, NewRow};
+use mosaic_queue_core::{
+    AbandonCmd, AssignArgs, Command, IdArgs, MoveArgs, NewRow, NoteArgs, RecordArgs, SetArgs,
+};
 
 use super::grammar::{Change, ReviewVerb, Verb};
 use crate::reply::Failure;

@@ -2,8 +2,7 @@
 //! `{"error": {exit, kind, message, next, retryable}}` document a JSON answer holds. Each
 //! domain's error becomes one here once, with its own message, exit and kind.
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::{QueueError, ReviewError, VerbError};
+use mosaic_queue_core::{QueueError, ReviewError, VerbError, to_canonical};
 use serde::Serialize;
 
 use super::receipt::ReceiptJson;

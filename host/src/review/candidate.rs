@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::review::manifest;
-use mosaic_queue_core::rules::shown;
+use mosaic_queue_core::{manifest, shown};
 
 use crate::git;
 use crate::io::{Kind, Refusal};
@@ -86,7 +85,7 @@ fn manifest_file(root: &Path, given: &str) -> Result<Option<String>, Failure> {
     let text = String::from_utf8(bytes)
         .map_err(|_| Failure::refused(format!("manifest {given}: is not UTF-8")))?;
     // The rules for stored text first: a path holding a secret is refused as such.
-    mosaic_queue_core::admission::manifest_text(&text)
+    mosaic_queue_core::manifest_text(&text)
         .map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
     manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {given}: {e}")))?;
     Ok(Some(text))

@@ -15,9 +15,9 @@ mod write;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::canon;
-use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::{Args, BodyStatus, Queue, QueueError, Witness, WitnessError};
+use mosaic_queue_core::{
+    Args, BodyStatus, Queue, QueueError, Witness, WitnessError, parse_canonical, sha256_hex,
+};
 use thiserror::Error;
 
 use crate::exit::Exit;
@@ -220,12 +220,14 @@ pub fn check_filesystem(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
 /// Reads the witness, `None` when there is none.
 pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, StoreError> {
     match io.read(&paths.witness, Kind::Witness) {
-        Ok(bytes) => canon::parse_canonical::<Witness>(&bytes)
-            .map(Some)
-            .map_err(|e| StoreError::BadWitness {
-                why: e.to_string(),
-                path: paths.witness.clone(),
-            }),
+        Ok(bytes) => {
+            parse_canonical::<Witness>(&bytes)
+                .map(Some)
+                .map_err(|e| StoreError::BadWitness {
+                    why: e.to_string(),
+                    path: paths.witness.clone(),
+                })
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err("read", &paths.witness)(e)),
     }

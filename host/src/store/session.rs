@@ -6,11 +6,10 @@
 use std::io;
 use std::path::Path;
 
-use mosaic_queue_core::entry::OutcomeArgs;
-use mosaic_queue_core::map::Map;
-use mosaic_queue_core::state::State;
-use mosaic_queue_core::verbs::Command;
-use mosaic_queue_core::{BodyStatus, Outcome, Queue, QueueError, VerbError, table};
+use mosaic_queue_core::{
+    BodyStatus, Command, Outcome, OutcomeArgs, Queue, QueueError, State, VerbError, markdown,
+    migration::Map,
+};
 use thiserror::Error;
 
 use super::lock::{self, Lock, LockError};
@@ -377,7 +376,7 @@ impl<'w> Session<'w> {
     /// hand edit (a write would overwrite it).
     pub fn table(&self, queue: &Queue, then: &'static str) -> Result<String, SessionError> {
         let md = self.table_text()?;
-        let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+        let body = markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
         if super::table_status(queue, body) == BodyStatus::Unknown {
             return Err(SessionError::HandEdit { then });
         }
@@ -456,7 +455,7 @@ impl<'w> Session<'w> {
             return Ok(());
         };
         let md = String::from_utf8_lossy(&bytes);
-        if let Ok(body) = table::body(&md)
+        if let Ok(body) = markdown::body(&md)
             && matches!(super::table_status(queue, body), BodyStatus::Stale { .. })
         {
             super::write_table(self.io, &self.paths, queue, &md).map_err(SessionError::Rerender)?;
@@ -538,8 +537,7 @@ impl<'w> Session<'w> {
         by: &str,
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        use mosaic_queue_core::Args;
-        use mosaic_queue_core::verbs::AcceptHistoryCmd;
+        use mosaic_queue_core::{AcceptHistoryCmd, Args};
 
         let loaded = self.load_unchecked()?;
         let repo = self.world.repo;

@@ -2,8 +2,9 @@
 //! stable `kind()`, and `refused` the verb refusal inside a replay's `entry-refused`. Every
 //! core error type passes through `Refusal`, so the conversions live here and not in core.
 
-use mosaic_queue_core::snapshot::SnapshotError;
-use mosaic_queue_core::{CanonError, MapError, QueueError, ReplayError, TableError, VerbError};
+use mosaic_queue_core::{
+    CanonError, MapError, QueueError, ReplayError, SnapshotError, TableError, VerbError,
+};
 use thiserror::Error;
 use wasm_bindgen::prelude::*;
 
