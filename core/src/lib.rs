@@ -72,7 +72,8 @@ pub use entry::{
     SetArgs, SetField, SetValue, Verb,
 };
 pub use error::{
-    CanonError, MapError, QueueError, ReplayError, ReviewError, TableError, VerbError, WitnessError,
+    CanonError, Error, MapError, QueueError, ReplayError, ReviewError, SnapshotError, TableError,
+    VerbError, WitnessError,
 };
 pub use file::{FORMAT_VERSION, QueueFile, parse_queue};
 pub use hex::hex;
@@ -86,7 +87,7 @@ pub use rules::{
     is_lead_or_privileged, is_privileged, shown,
 };
 pub use secret::credential;
-pub use snapshot::{Certified, SnapshotError, verify_snapshot};
+pub use snapshot::{Certified, verify_snapshot};
 pub use stale::{Stale, stale};
 pub use state::State;
 pub use table::BodyStatus;

@@ -16,10 +16,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::{
-    Args, BodyStatus, Queue, QueueError, Witness, WitnessError, parse_canonical, sha256_hex,
+    Args, BodyStatus, Queue, Witness, WitnessError, parse_canonical, sha256_hex,
 };
 use thiserror::Error;
 
+use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;
 use crate::io::{self as fsio, FsKind, Io, Kind};
 
@@ -70,10 +71,14 @@ pub enum StoreError {
     /// A queue file that is not a regular file under its cap: what it is and what to do.
     #[error("{}", .0.line())]
     Refused(fsio::Refusal),
+    /// queue.json does not verify: the core's error (`core_error`), then the step to take.
     #[error(
-        "{0}; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+        "{}; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery",
+        .0.line()
     )]
-    Invalid(#[from] QueueError),
+    Invalid(CoreError),
+    /// queue.json does not extend the witness. The store names this one finding, history lost
+    /// or rewritten, with one kind of its own, whichever the core's reason.
     #[error("{0}")]
     Witness(#[from] WitnessError),
     #[error("the witness {} is unreadable: {why}; see Manual recovery", path.display())]
@@ -106,8 +111,8 @@ impl StoreError {
     pub fn exit(&self) -> Exit {
         match self {
             StoreError::Io { .. } | StoreError::Changed => Exit::Failed,
-            StoreError::Invalid(_)
-            | StoreError::Refused(_)
+            StoreError::Invalid(e) => e.exit(),
+            StoreError::Refused(_)
             | StoreError::Witness(_)
             | StoreError::BadWitness { .. }
             | StoreError::Filesystem { .. } => Exit::Refused,
@@ -251,7 +256,7 @@ pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> 
     let bytes = io
         .read(&paths.queue_json, Kind::QueueJson)
         .map_err(io_err("read", &paths.queue_json))?;
-    let queue = Queue::verify(&bytes).map_err(StoreError::Invalid)?;
+    let queue = Queue::verify(&bytes).map_err(|e| StoreError::Invalid(e.into()))?;
     let sha = sha256_hex(&bytes);
     Ok(Loaded {
         bytes,

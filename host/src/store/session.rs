@@ -16,6 +16,7 @@ use super::lock::{self, Lock, LockError};
 use super::world::World;
 use super::{Loaded, Paths, StoreError};
 use crate::checkout::{self, CheckoutError};
+use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;
 use crate::io::{Io, RealIo};
 pub use crate::io::{Kind, Refusal, into_refusal, size_text};
@@ -63,10 +64,9 @@ pub enum SessionError {
     GenesisTwice,
     #[error("{0}; add both markers before genesis")]
     GenesisMarkers(String),
-    #[error("refused: {0}")]
-    Verb(#[from] VerbError),
-    #[error(transparent)]
-    Queue(#[from] QueueError),
+    /// The core refused the command or the data: its line and exit (`core_error`).
+    #[error("{}", .0.line())]
+    Core(CoreError),
     #[error(
         "op {op} recorded accept-history at rev {rev}, and history was lost again since; run accept-history with a new op id"
     )]
@@ -93,12 +93,26 @@ pub enum SessionError {
     SyncLost(String),
 }
 
+/// A core error, and the domain errors a session meets, become `SessionError::Core`.
+macro_rules! session_through_core_error {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for SessionError {
+            fn from(e: $error) -> SessionError {
+                SessionError::Core(e.into())
+            }
+        }
+    )*};
+}
+
+session_through_core_error!(CoreError, QueueError, VerbError);
+
 impl SessionError {
     pub fn exit(&self) -> Exit {
         match self {
             SessionError::Checkout(e) => e.exit(),
             SessionError::Lock(e) => e.exit(),
             SessionError::Store(e) => e.exit(),
+            SessionError::Core(e) => e.exit(),
             SessionError::WorkingDir(_) | SessionError::WriteTable(_) => Exit::Failed,
             SessionError::Rerender(_) => Exit::Uncertain,
             SessionError::NoWitness
@@ -109,8 +123,6 @@ impl SessionError {
             | SessionError::HandEdit { .. }
             | SessionError::GenesisTwice
             | SessionError::GenesisMarkers(_)
-            | SessionError::Verb(_)
-            | SessionError::Queue(_)
             | SessionError::LostAgain { .. }
             | SessionError::NothingToAccept { .. }
             | SessionError::TableStale { .. }
