@@ -9,7 +9,7 @@ use std::process::Command as Process;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use mosaic_queue_core::{Queue, canon, digest, replay};
+use mosaic_queue_core::{Queue, log_digest, parse_lenient, parse_queue, replay, to_canonical};
 
 // ---- a counting allocator: current and peak live heap bytes ----
 
@@ -301,31 +301,29 @@ fn main() {
 
     // Where verify's time goes at 100k.
     let runs = big.runs;
-    let file = canon::parse_queue(&big.bytes).expect("the 100k file parses");
+    let file = parse_queue(&big.bytes).expect("the 100k file parses");
     let stages = [
         (
-            "canon::parse_queue (the strict one-pass reader)",
-            ms(median_of(runs, || canon::parse_queue(&big.bytes).unwrap())),
+            "parse_queue (the strict one-pass reader)",
+            ms(median_of(runs, || parse_queue(&big.bytes).unwrap())),
         ),
         (
-            "  canon::parse_lenient (the reference path, errors only)",
+            "  parse_lenient (the reference path, errors only)",
             ms(median_of(runs, || {
-                canon::parse_lenient::<mosaic_queue_core::QueueFile>(&big.bytes).unwrap()
+                parse_lenient::<mosaic_queue_core::QueueFile>(&big.bytes).unwrap()
             })),
         ),
         (
-            "canon::to_canonical alone",
-            ms(median_of(runs, || canon::to_canonical(&file))),
+            "to_canonical alone",
+            ms(median_of(runs, || to_canonical(&file))),
         ),
         (
-            "replay::replay alone",
-            ms(median_of(runs, || replay::replay(&file).unwrap())),
+            "replay alone",
+            ms(median_of(runs, || replay(&file).unwrap())),
         ),
         (
-            "digest::log_digest over the whole log (not part of verify)",
-            ms(median_of(runs, || {
-                digest::log_digest(&file.log, file.log.len())
-            })),
+            "log_digest over the whole log (not part of verify)",
+            ms(median_of(runs, || log_digest(&file.log, file.log.len()))),
         ),
         (
             "Queue::verify total",

@@ -13,14 +13,12 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mosaic_queue_core::body::Body;
-use mosaic_queue_core::entry::{
-    AddArgs, Args, CURRENT_SEMANTICS, Entry, GenesisArgs, IdArgs, MapRow, SetArgs, SetField,
-    SetValue,
+use mosaic_queue_core::{
+    AddArgs, Args, Body, CURRENT_SEMANTICS, Command, Entry, GenesisArgs, IdArgs, MapRow, Queue,
+    QueueError, QueueFile, ReplayError, SetArgs, SetField, SetValue, State, Status,
+    internal::{self, Ctx},
+    pick, sha256, to_canonical,
 };
-use mosaic_queue_core::state::State;
-use mosaic_queue_core::verbs::{self, Command, Ctx};
-use mosaic_queue_core::{Queue, QueueError, QueueFile, ReplayError, Status, canon, digest, next};
 
 const AT: &str = "2026-11-29T10:00:00.000Z";
 const TARGET: f64 = 2.0;
@@ -78,7 +76,7 @@ impl Log {
             at: AT,
             semantics: self.semantics,
         };
-        let receipt = match verbs::apply(&mut self.state, &args, &ctx) {
+        let receipt = match internal::apply(&mut self.state, &args, &ctx) {
             Ok(receipt) => receipt,
             Err(e) if self.refused.is_none() => {
                 self.refused = Some(rev);
@@ -94,7 +92,7 @@ impl Log {
             semantics: self.semantics,
             args,
             receipt,
-            body: Body::Sha256(digest::sha256(op.as_bytes())),
+            body: Body::Sha256(sha256(op.as_bytes())),
             op,
         });
         self.file.revision = rev;
@@ -133,7 +131,7 @@ impl Log {
 
     fn bytes(mut self) -> Vec<u8> {
         self.file.rows.clone_from(&self.state.rows);
-        canon::to_canonical(&self.file)
+        to_canonical(&self.file)
     }
 }
 
@@ -219,7 +217,7 @@ fn takes(entries: u64) -> Vec<u8> {
         if log.entries() + 2 > entries {
             break;
         }
-        let next::Pick::Row(id) = next::take_pick(&log.state.rows, seat) else {
+        let pick::Pick::Row(id) = pick::take_pick(&log.state.rows, seat) else {
             panic!("bench bug: nothing for {seat} to take");
         };
         log.push_by(seat, Args::Take(IdArgs { id }));
@@ -380,7 +378,7 @@ fn cycle_check(chain: &[u8], flat: Flat, runs: usize) {
 
 fn explain_ms(bytes: &[u8], runs: usize) -> f64 {
     let queue = Queue::verify(bytes).unwrap();
-    ms(median_of(runs, || next::explain(queue.rows(), "darkwing")))
+    ms(median_of(runs, || pick::explain(queue.rows(), "darkwing")))
 }
 
 fn main() {

@@ -7,7 +7,7 @@ use core::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::digest::{hex64, is_hex, unhex};
+use crate::hex::{hex64, is_hex, unhex};
 
 /// The `body` of a log entry, exactly as the file spells it.
 #[derive(Clone, PartialEq, Eq)]

@@ -8,12 +8,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::CanonError;
-use crate::model::QueueFile;
+use crate::limits::MAX_SAFE_INTEGER;
 use crate::reader;
-
-/// The largest integer JavaScript holds exactly (`Number.MAX_SAFE_INTEGER`); larger ones would
-/// print differently from Node, so they are refused.
-pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Serializes any value the way `JSON.stringify(v, null, 2) + "\n"` does.
 pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
@@ -24,13 +20,8 @@ pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 /// Compact serialization (`JSON.stringify(v)`), used for digests of single entries.
-pub fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+pub(crate) fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
     out.extend(serde_json::to_vec(value).expect("model types always serialize"));
-}
-
-/// Parses `queue.json` and checks that its bytes are canonical.
-pub fn parse_queue(bytes: &[u8]) -> Result<QueueFile, CanonError> {
-    parse_canonical(bytes)
 }
 
 /// Parses any canonical document (queue file, witness, lock) and checks its bytes. The strict
@@ -90,7 +81,7 @@ pub fn parse_lenient<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CanonError>
 }
 
 /// Compares input bytes with their re-serialization and reports the first difference.
-pub fn check_bytes(found: &[u8], expected: &[u8]) -> Result<(), CanonError> {
+pub(crate) fn check_bytes(found: &[u8], expected: &[u8]) -> Result<(), CanonError> {
     if found == expected {
         return Ok(());
     }
@@ -167,7 +158,7 @@ fn scan_integers(bytes: &[u8]) -> Result<(), CanonError> {
 }
 
 /// 1-based line and column of a byte offset.
-pub fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
     let upto = &bytes[..offset.min(bytes.len())];
     let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = upto.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);

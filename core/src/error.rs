@@ -1,6 +1,8 @@
-//! One error enum per domain: canonical bytes, verb refusals, replay, the migration map, the
-//! table markers and the witness. Each has a stable `kind()` code that fixtures, the wasm
-//! build and the host's exit-code mapping use; the `Display` text is what a person reads.
+//! One error enum per domain: canonical bytes, verb refusals, review rules, replay, the
+//! migration map, the table markers, the witness and snapshots; and `Error`, any of them, which
+//! the host and the wasm build each turn into their own failure in one place. Each has a
+//! stable `kind()` code that fixtures, JSON answers and JavaScript errors carry; the `Display`
+//! text is what a person reads.
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -8,6 +10,63 @@ use alloc::vec::Vec;
 use thiserror::Error;
 
 use crate::model::Status;
+
+/// Any error of the core: what a caller that does not match on the domain turns into its own
+/// failure, once. `Display` is the domain error's own line and `kind()` its own kind.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    #[error(transparent)]
+    Canon(#[from] CanonError),
+    #[error(transparent)]
+    Verb(#[from] VerbError),
+    #[error(transparent)]
+    Review(#[from] ReviewError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    #[error(transparent)]
+    Map(#[from] MapError),
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error(transparent)]
+    Witness(#[from] WitnessError),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+}
+
+impl Error {
+    /// The stable kind of the error inside.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Canon(e) => e.kind(),
+            Error::Verb(e) => e.kind(),
+            Error::Review(e) => e.kind(),
+            Error::Replay(e) => e.kind(),
+            Error::Queue(e) => e.kind(),
+            Error::Map(e) => e.kind(),
+            Error::Table(e) => e.kind(),
+            Error::Witness(e) => e.kind(),
+            Error::Snapshot(e) => e.kind(),
+        }
+    }
+
+    /// The kind of the verb refusal behind an `entry-refused`: the rule a logged entry broke
+    /// when the log replayed (in a queue file, a snapshot or its base). `None` otherwise.
+    pub fn refused(&self) -> Option<&'static str> {
+        let replay = match self {
+            Error::Replay(e) => e,
+            Error::Queue(QueueError::Replay(e)) => e,
+            Error::Snapshot(SnapshotError::Invalid(QueueError::Replay(e)))
+            | Error::Snapshot(SnapshotError::BaseInvalid(QueueError::Replay(e))) => e,
+            _ => return None,
+        };
+        match replay {
+            ReplayError::Refused { source, .. } => Some(source.kind()),
+            _ => None,
+        }
+    }
+}
 
 /// The bytes of a document are not a canonical queue file.
 #[derive(Error, Debug, Clone, PartialEq, Eq)]
@@ -592,12 +651,90 @@ impl WitnessError {
     }
 }
 
+/// Why a snapshot fails.
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotError {
+    #[error("snapshot {0}")]
+    Invalid(QueueError),
+    #[error("snapshot QUEUE.md is not UTF-8")]
+    TableNotUtf8,
+    #[error("snapshot {0}")]
+    Markers(TableError),
+    #[error(
+        "snapshot QUEUE.md is stale: rendered at rev {rendered}, queue.json is at rev {revision}"
+    )]
+    Stale { rendered: u64, revision: u64 },
+    #[error("snapshot QUEUE.md's table is not a render of its queue.json")]
+    UnknownTable,
+    #[error("the base is invalid: {0}")]
+    BaseInvalid(QueueError),
+    #[error("the snapshot (rev {revision}) is behind the base (rev {base}): history was lost")]
+    Behind { revision: u64, base: u64 },
+    #[error("the snapshot's log differs from the base at rev {rev}: history was rewritten")]
+    Diverged { rev: u64 },
+}
+
+impl SnapshotError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SnapshotError::Invalid(e) => e.kind(),
+            SnapshotError::TableNotUtf8 => "table-not-utf8",
+            SnapshotError::Markers(e) => e.kind(),
+            SnapshotError::Stale { .. } => "table-stale",
+            SnapshotError::UnknownTable => "table-unknown",
+            SnapshotError::BaseInvalid(_) => "base-invalid",
+            SnapshotError::Behind { .. } => "snapshot-behind",
+            SnapshotError::Diverged { .. } => "snapshot-diverged",
+        }
+    }
+}
+
 /// Joins issue numbers as the table shows them: `#12, #14`.
-pub fn issue_list(issues: &[u64]) -> String {
+pub(crate) fn issue_list(issues: &[u64]) -> String {
     let parts: Vec<String> = issues.iter().map(|i| alloc::format!("#{i}")).collect();
     if parts.is_empty() {
         String::from("none")
     } else {
         parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    /// `Error` shows and names what it holds, and finds the verb refusal behind a replay
+    /// wherever it sits.
+    #[test]
+    fn the_one_error_is_its_domain_error() {
+        let refused = || ReplayError::Refused {
+            rev: 3,
+            source: Box::new(VerbError::RowDone { id: 2 }),
+        };
+        let in_file = QueueError::Replay(refused());
+        for (error, shown) in [
+            (Error::from(refused()), refused().to_string()),
+            (Error::from(in_file.clone()), in_file.to_string()),
+            (
+                Error::from(SnapshotError::BaseInvalid(in_file.clone())),
+                SnapshotError::BaseInvalid(in_file.clone()).to_string(),
+            ),
+        ] {
+            assert_eq!(error.to_string(), shown);
+            assert_eq!(error.refused(), Some("row-done"));
+        }
+        assert_eq!(Error::from(in_file).kind(), "entry-refused");
+        let verb = Error::from(VerbError::RowDone { id: 2 });
+        assert_eq!((verb.kind(), verb.refused()), ("row-done", None));
+        assert_eq!(
+            verb.to_string(),
+            "row 2 is done; a done row accepts no further changes"
+        );
+        let stale = Error::from(SnapshotError::Stale {
+            rendered: 1,
+            revision: 2,
+        });
+        assert_eq!((stale.kind(), stale.refused()), ("table-stale", None));
     }
 }

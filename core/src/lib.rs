@@ -1,42 +1,157 @@
 //! mosaic-queue-core: the work queue as data, with no I/O. Bytes, the actor, the time and
 //! facts about the world come in as arguments; decisions, new bytes and receipts come out.
 //! The native CLI, the wasm build and the Node package all call this crate.
+//!
+//! Every module is private and the face is this file: the types and functions callers name
+//! are re-exported at the root, and a few families whose names only read well qualified
+//! (`markdown::body`, `migration::parse`, `pick::next`) have a small module of re-exports
+//! each. No module of the crate imports from this file.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(unreachable_pub)]
 
 extern crate alloc;
 
-pub mod admission;
-pub mod body;
-pub mod canon;
-pub mod digest;
-pub mod entry;
-pub mod error;
-pub mod map;
-pub mod matrix;
-pub mod model;
-pub mod next;
-mod order;
-pub mod queue;
-pub mod reader;
-pub mod render;
-pub mod replay;
-pub mod review;
-pub mod rules;
-pub mod snapshot;
-pub mod splice;
-pub mod stale;
-pub mod state;
-pub mod table;
-pub mod verbs;
-mod waits;
-pub mod wire;
+// The house, bottom-up: each group of modules imports only from its own group and the groups
+// above it.
+//
+// Bytes: hex, SHA-256, the JavaScript integer bound, the strict canonical reader.
+mod digest;
+mod hex;
+mod limits;
+mod reader;
 
-pub use entry::{Args, CURRENT_SEMANTICS, Entry, Verb};
-pub use error::{
-    CanonError, MapError, QueueError, ReplayError, ReviewError, TableError, VerbError, WitnessError,
+// The model: rows and statuses, every refusal, canonical JSON, entries and their arguments,
+// the file around them and the witness's hash chain over its log.
+mod body;
+mod canon;
+mod chain;
+mod entry;
+mod error;
+mod file;
+mod model;
+
+// The rules on inputs (secrets, text and seat names) and the transition matrix.
+mod matrix;
+mod rules;
+mod secret;
+
+// The state the verbs change: the dependency order, `next`, the replayed state, its render.
+mod next;
+mod order;
+mod render;
+mod state;
+mod waits;
+
+// The verbs (the review verbs among them), the rules for new entries, and replay.
+mod admission;
+mod ctx;
+mod replay;
+mod review;
+mod verbs;
+
+// The queue and what is built over it: QUEUE.md, snapshots, splices, the migration map, the
+// stale rows, the sandbox's wire format.
+mod map;
+mod queue;
+mod snapshot;
+mod splice;
+mod stale;
+mod table;
+mod wire;
+
+pub use admission::{check_new_op, invisible, manifest_text, map_rows};
+pub use body::Body;
+pub use canon::{one_line, parse_canonical, parse_lenient, parse_reference, to_canonical};
+pub use chain::log_digest;
+pub use digest::{sha256, sha256_hex};
+pub use entry::{
+    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, COORDINATION_SEMANTICS,
+    CURRENT_SEMANTICS, Delivery, Entry, Evidence, GenesisArgs, HARDENED_SEMANTICS, IdArgs, MapRow,
+    MoveArgs, NoteArgs, OutcomeArgs, PLAIN_SEMANTICS, REACH_SEMANTICS, RecordArgs, ResolveArgs,
+    SetArgs, SetField, SetValue, Verb,
 };
-pub use model::{QueueFile, Row, Status, Witness};
-pub use queue::{Outcome, Queue, ReviewRequest};
+pub use error::{
+    CanonError, Error, MapError, QueueError, ReplayError, ReviewError, SnapshotError, TableError,
+    VerbError, WitnessError,
+};
+pub use file::{FORMAT_VERSION, QueueFile, parse_queue};
+pub use hex::hex;
+pub use limits::MAX_SAFE_INTEGER;
+pub use model::{Attempt, AttemptState, Review, Round, Row, Status, Verdict, VerdictKind, Witness};
+pub use queue::{NOTHING_TO_TAKE, Outcome, Queue, ReviewRequest};
+pub use replay::replay;
+pub use review::{current_round, locate};
+pub use rules::{
+    LEAD, PRIVILEGED, SHOWN_CHARS, check_op, check_seat, check_timestamp, gitea_login,
+    is_lead_or_privileged, is_privileged, shown,
+};
+pub use secret::credential;
+pub use snapshot::{Certified, verify_snapshot};
+pub use stale::{Stale, stale};
+pub use state::State;
 pub use table::BodyStatus;
-pub use verbs::Command;
+pub use verbs::{AbandonCmd, AcceptHistoryCmd, COMMAND_VERBS, Command, NewRow, TakeCmd};
+
+/// `QUEUE.md` around its generated table: the marker lines, the body between them, a new
+/// body spliced in, and the body a state renders.
+pub mod markdown {
+    pub use crate::render::{render_body, render_body_under};
+    pub use crate::table::{BEGIN, END, body, body_range, splice};
+}
+
+/// The migration map genesis reads (the old table's rows and the blob it came from), and its
+/// drift from the table as it stands now.
+pub mod migration {
+    pub use crate::map::{Drift, LineChange, Map, RowDrift, drift, parse};
+}
+
+/// Which row a seat should take next, why, and what `take` claims.
+pub mod pick {
+    pub use crate::next::{Done, Explained, Pick, Why, explain, next, take_pick};
+}
+
+/// Canonical bytes built from canonical bytes already written: where a top-level member's
+/// value lies, a head completed with a value, and a new file made mostly of the old one.
+pub mod layout {
+    pub use crate::splice::{Spliced, appended, complete_last, member_span};
+}
+
+/// A review request's comment: the marker that names its attempt, and the check of a comment
+/// that a resolve names.
+pub mod comment {
+    pub use crate::review::comment::{Fetched, check, op_marker, request_body, round_marker};
+}
+
+/// A `sha256:` candidate's manifest: its lines and its digest.
+pub mod manifest {
+    pub use crate::review::manifest::{Listed, MAX_BYTES, digest, parse};
+}
+
+/// Gitea's answers, read: a posted comment's id, a login, a fetched comment.
+pub mod gitea {
+    pub use crate::review::gitea::{
+        CommentError, FetchedComment, IdSeen, fetched_comment, issue_of, posted_comment_id, quoted,
+        user_login,
+    };
+}
+
+/// The sandbox module's answer as bytes: the one encoding between the wasm sandbox and the
+/// host that runs it.
+pub mod sandbox {
+    pub use crate::wire::{Answer, Malformed, Reason, Refusal, decode, encode};
+}
+
+/// What the crate's own tests, fuzz targets and benchmarks reach below the face: the strict
+/// reader alone, the transition matrix, a verb applied to a state. Not for the host.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::ctx::Ctx;
+    pub use crate::reader::{Reject, read};
+    pub use crate::verbs::apply;
+
+    /// The transition matrix as data, and as docs/transitions.md prints it.
+    pub mod matrix {
+        pub use crate::matrix::{Needs, RULES, Rule, Via, Who, markdown, rule};
+    }
+}

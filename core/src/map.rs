@@ -8,10 +8,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::canon::MAX_SAFE_INTEGER;
-use crate::digest::is_hex;
 use crate::entry::{GenesisArgs, MapRow};
 use crate::error::{MapError, TableError};
+use crate::hex::is_hex;
+use crate::limits::MAX_SAFE_INTEGER;
 use crate::model::Status;
 use crate::table;
 
@@ -73,7 +73,7 @@ pub fn parse(md: &str) -> Result<Map, MapError> {
 }
 
 /// The rows of the first table with the queue's columns, with their 1-based line numbers.
-pub fn parse_table(md: &str) -> Result<Vec<(usize, MapRow)>, MapError> {
+pub(crate) fn parse_table(md: &str) -> Result<Vec<(usize, MapRow)>, MapError> {
     let lines: Vec<&str> = md.lines().collect();
     let header = lines
         .iter()
@@ -209,6 +209,14 @@ pub struct RowDrift {
 /// Compares the map with the current QUEUE.md text; `source_md` is the text of the blob the
 /// map names. Table lines are compared as a multiset, so a moved line is not reported.
 pub fn drift(map: &Map, source_md: &str, current_md: &str) -> Drift {
+    Drift {
+        lines: line_changes(source_md, current_md),
+        rows: row_drift(map, current_md),
+    }
+}
+
+/// The table lines only one of the two texts holds (as a multiset), in line order.
+fn line_changes(source_md: &str, current_md: &str) -> Vec<LineChange> {
     let table_lines = |md: &str| -> Vec<(usize, String)> {
         md.lines()
             .enumerate()
@@ -244,7 +252,12 @@ pub fn drift(map: &Map, source_md: &str, current_md: &str) -> Drift {
         }
     }
     lines.sort_by_key(|c| (c.line, c.added));
+    lines
+}
 
+/// The rows whose piece, owner or issues differ between the map and the current table, and
+/// the rows only one of them holds.
+fn row_drift(map: &Map, current_md: &str) -> Vec<RowDrift> {
     let current: BTreeMap<u64, MapRow> = parse_table(current_md)
         .unwrap_or_default()
         .into_iter()
@@ -252,43 +265,14 @@ pub fn drift(map: &Map, source_md: &str, current_md: &str) -> Drift {
         .collect();
     let mut rows = Vec::new();
     for m in &map.rows {
-        let Some(t) = current.get(&m.id) else {
-            rows.push(RowDrift {
+        match current.get(&m.id) {
+            Some(t) => fields_drift(m, t, &mut rows),
+            None => rows.push(RowDrift {
                 id: m.id,
                 field: "row",
                 map: m.piece.clone(),
                 table: String::from("(missing)"),
-            });
-            continue;
-        };
-        let show_owner = |o: &Option<String>| o.clone().unwrap_or_else(|| String::from("(none)"));
-        let show_issues = |v: &[u64]| {
-            let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
-            parts.join(", ")
-        };
-        if m.piece != t.piece {
-            rows.push(RowDrift {
-                id: m.id,
-                field: "piece",
-                map: m.piece.clone(),
-                table: t.piece.clone(),
-            });
-        }
-        if m.owner != t.owner {
-            rows.push(RowDrift {
-                id: m.id,
-                field: "owner",
-                map: show_owner(&m.owner),
-                table: show_owner(&t.owner),
-            });
-        }
-        if m.issues != t.issues {
-            rows.push(RowDrift {
-                id: m.id,
-                field: "issues",
-                map: show_issues(&m.issues),
-                table: show_issues(&t.issues),
-            });
+            }),
         }
     }
     for (id, t) in &current {
@@ -301,7 +285,40 @@ pub fn drift(map: &Map, source_md: &str, current_md: &str) -> Drift {
             });
         }
     }
-    Drift { lines, rows }
+    rows
+}
+
+/// The fields of one row that differ between the map (`m`) and the table (`t`).
+fn fields_drift(m: &MapRow, t: &MapRow, rows: &mut Vec<RowDrift>) {
+    let show_owner = |o: &Option<String>| o.clone().unwrap_or_else(|| String::from("(none)"));
+    let show_issues = |v: &[u64]| {
+        let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
+        parts.join(", ")
+    };
+    if m.piece != t.piece {
+        rows.push(RowDrift {
+            id: m.id,
+            field: "piece",
+            map: m.piece.clone(),
+            table: t.piece.clone(),
+        });
+    }
+    if m.owner != t.owner {
+        rows.push(RowDrift {
+            id: m.id,
+            field: "owner",
+            map: show_owner(&m.owner),
+            table: show_owner(&t.owner),
+        });
+    }
+    if m.issues != t.issues {
+        rows.push(RowDrift {
+            id: m.id,
+            field: "issues",
+            map: show_issues(&m.issues),
+            table: show_issues(&t.issues),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -1,27 +1,12 @@
-//! The queue file's data model: the top-level document, rows, statuses and review rounds.
-//! Field order here is the canonical key order of `queue.json`; `canon` relies on it, so a
-//! reordering is a format change and needs a new `version`.
+//! The queue's rows: statuses, review rounds, attempts and verdicts, and the witness a write
+//! leaves. Field order here is the canonical key order of `queue.json`; `canon` relies on it,
+//! so a reordering is a format change and needs a new `version`. The file around the rows is
+//! `file::QueueFile`.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use serde::{Deserialize, Serialize};
-
-use crate::entry::Entry;
-
-/// The format version this core writes and accepts.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// `docs/plans/queue.json` as a whole.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct QueueFile {
-    pub version: u32,
-    pub canonical_root: String,
-    pub revision: u64,
-    pub rows: Vec<Row>,
-    pub log: Vec<Entry>,
-}
 
 /// One queue row. Every field is always present; absent values are `null` or `[]`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]

@@ -9,13 +9,16 @@ use alloc::vec::Vec;
 use crate::admission;
 use crate::body::Body;
 use crate::canon;
+use crate::chain;
+use crate::ctx::Ctx;
 use crate::digest;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
     PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
 };
 use crate::error::{QueueError, VerbError, WitnessError};
-use crate::model::{FORMAT_VERSION, QueueFile, Round, Row, Witness};
+use crate::file::{self, FORMAT_VERSION, QueueFile};
+use crate::model::{Round, Row, Witness};
 use crate::next;
 use crate::render::render_body_under;
 use crate::replay::replay;
@@ -23,7 +26,7 @@ use crate::review;
 use crate::rules;
 use crate::state::State;
 use crate::table::{self, BodyStatus};
-use crate::verbs::{self, Command, Ctx};
+use crate::verbs::{self, Command};
 
 /// A queue file whose bytes are canonical and whose log replays to its rows.
 #[derive(Clone, Debug)]
@@ -92,7 +95,7 @@ pub struct ReviewRequest {
 impl Queue {
     /// Parses `bytes`, checks they are canonical, and replays the log from genesis.
     pub fn verify(bytes: &[u8]) -> Result<Queue, QueueError> {
-        let file = canon::parse_queue(bytes)?;
+        let file = file::parse_queue(bytes)?;
         let state = replay(&file)?;
         Ok(Queue { file, state })
     }
@@ -363,18 +366,18 @@ impl Queue {
 
     /// The witness a durable write of these bytes leaves; `file_sha` hashes `to_bytes()`.
     pub fn witness(&self, file_sha: String, at: String) -> Witness {
-        digest::witness_for(&self.file, file_sha, at)
+        chain::witness_for(&self.file, file_sha, at)
     }
 
     /// The witness for these bytes, continuing the chain of `prev`, which the caller has
     /// checked this file extends (`check_extends`); `None` hashes the whole log.
     pub fn witness_after(&self, prev: Option<&Witness>, file_sha: String, at: String) -> Witness {
-        digest::witness_after(&self.file, prev, file_sha, at)
+        chain::witness_after(&self.file, prev, file_sha, at)
     }
 
     /// Checks that this file extends `witness` (no lost or rewritten history).
     pub fn check_extends(&self, file_sha: &str, witness: &Witness) -> Result<(), WitnessError> {
-        digest::check_extends(&self.file, file_sha, witness)
+        chain::check_extends(&self.file, file_sha, witness)
     }
 
     /// The entry that recorded `op`, if any. A scan of the log: one process runs one command,

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
-use crate::canon::MAX_SAFE_INTEGER;
+use crate::limits::MAX_SAFE_INTEGER;
 
 /// Keys the canonical form leaves out when their list is empty (a row's and an `add`'s
 /// dependencies, semantics 3); each is its struct's last field.

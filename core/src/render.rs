@@ -11,7 +11,7 @@ use crate::model::{AttemptState, Round, Row, Status};
 use crate::next::Done;
 use crate::state::State;
 
-pub const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";
+pub(crate) const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";
 const RULE: &str = "| --- | --- | --- | --- | --- | --- | --- |";
 
 /// The body between the markers for `state`, in the current style (brackets escaped).
@@ -101,13 +101,6 @@ pub fn render_body_under(state: &State, semantics: u8) -> String {
 fn next_part(out: &mut String, parts: &mut usize) {
     out.push_str(if *parts == 0 { " (" } else { "; " });
     *parts += 1;
-}
-
-/// Escapes text as the current style does: `|`, `[` and `]` get a backslash.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    Escape { brackets: true }.push(&mut out, text);
-    out
 }
 
 /// Which characters of table text get a backslash: `|` always, `[` and `]` from semantics 4.
@@ -242,6 +235,13 @@ mod tests {
     use alloc::vec::Vec;
 
     use crate::model::Review;
+
+    /// Escapes text as the current style does: `|`, `[` and `]` get a backslash.
+    fn escape(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        Escape { brackets: true }.push(&mut out, text);
+        out
+    }
 
     /// The body as rendered before cells were written in place; the new one must match it.
     fn reference(state: &State) -> String {

@@ -7,11 +7,13 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::ctx::Ctx;
 use crate::entry::Entry;
 use crate::error::ReplayError;
-use crate::model::{FORMAT_VERSION, QueueFile, Row};
+use crate::file::{FORMAT_VERSION, QueueFile};
+use crate::model::Row;
 use crate::state::State;
-use crate::verbs::{self, Ctx};
+use crate::verbs;
 
 /// Replays `file.log` and checks it yields `file.rows` and `file.revision`.
 pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
@@ -25,7 +27,7 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
         return Err(ReplayError::EmptyLog);
     }
     let duplicate = first_duplicate_op(&file.log);
-    let mut state = State::default();
+    let mut state = start_state();
     let mut receipt = String::new();
     for (index, entry) in file.log.iter().enumerate() {
         let expected = index as u64 + 1;
@@ -45,30 +47,47 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
                 first: file.log[first].rev,
             });
         }
-        if !entry.body.is_digest() {
-            return Err(ReplayError::BodyHash { rev: entry.rev });
-        }
-        let ctx = Ctx {
-            rev: entry.rev,
-            op: &entry.op,
-            by: &entry.by,
-            at: &entry.at,
-            semantics: entry.semantics,
-        };
-        verbs::apply_into(&mut state, &entry.args, &ctx, &mut receipt).map_err(|e| {
-            ReplayError::Refused {
-                rev: entry.rev,
-                source: Box::new(e),
-            }
-        })?;
-        if receipt != entry.receipt {
-            return Err(ReplayError::Receipt {
-                rev: entry.rev,
-                expected: receipt,
-                found: entry.receipt.clone(),
-            });
-        }
+        apply_entry(&mut state, entry, &mut receipt)?;
     }
+    check_result(file, &state)?;
+    Ok(state)
+}
+
+/// The state replay starts from: no rows, no root, revision 0. The log's first entry must be
+/// genesis, which sets the root and the first rows (`verbs` refuses anything else first).
+fn start_state() -> State {
+    State::default()
+}
+
+/// Applies one entry under its own context and semantics, and checks that it reproduces the
+/// receipt it records; `receipt` is a buffer reused for every entry.
+fn apply_entry(state: &mut State, entry: &Entry, receipt: &mut String) -> Result<(), ReplayError> {
+    if !entry.body.is_digest() {
+        return Err(ReplayError::BodyHash { rev: entry.rev });
+    }
+    let ctx = Ctx {
+        rev: entry.rev,
+        op: &entry.op,
+        by: &entry.by,
+        at: &entry.at,
+        semantics: entry.semantics,
+    };
+    verbs::apply_into(state, &entry.args, &ctx, receipt).map_err(|e| ReplayError::Refused {
+        rev: entry.rev,
+        source: Box::new(e),
+    })?;
+    if *receipt != entry.receipt {
+        return Err(ReplayError::Receipt {
+            rev: entry.rev,
+            expected: receipt.clone(),
+            found: entry.receipt.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks that the replayed state is what the file holds: its root, revision and rows.
+fn check_result(file: &QueueFile, state: &State) -> Result<(), ReplayError> {
     if state.root.as_deref() != Some(file.canonical_root.as_str()) {
         return Err(ReplayError::Root {
             recorded: state.root.clone().unwrap_or_default(),
@@ -86,7 +105,7 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
             detail: rows_diff(&file.rows, &state.rows),
         });
     }
-    Ok(state)
+    Ok(())
 }
 
 /// The position of the first entry whose op id an earlier entry already used, with the

@@ -2,9 +2,7 @@
 //! current render of the file, and with a base, the file's log extends the base's log entry
 //! for entry. Bytes in, verdict out, so the native CLI and the wasm sandbox give one verdict.
 
-use thiserror::Error;
-
-use crate::error::{QueueError, TableError};
+use crate::error::SnapshotError;
 use crate::queue::Queue;
 use crate::table::{self, BodyStatus};
 
@@ -14,44 +12,6 @@ use crate::table::{self, BodyStatus};
 pub struct Certified {
     pub revision: u64,
     pub base_revision: Option<u64>,
-}
-
-/// Why a snapshot fails.
-#[derive(Error, Debug, Clone, PartialEq, Eq)]
-pub enum SnapshotError {
-    #[error("snapshot {0}")]
-    Invalid(QueueError),
-    #[error("snapshot QUEUE.md is not UTF-8")]
-    TableNotUtf8,
-    #[error("snapshot {0}")]
-    Markers(TableError),
-    #[error(
-        "snapshot QUEUE.md is stale: rendered at rev {rendered}, queue.json is at rev {revision}"
-    )]
-    Stale { rendered: u64, revision: u64 },
-    #[error("snapshot QUEUE.md's table is not a render of its queue.json")]
-    UnknownTable,
-    #[error("the base is invalid: {0}")]
-    BaseInvalid(QueueError),
-    #[error("the snapshot (rev {revision}) is behind the base (rev {base}): history was lost")]
-    Behind { revision: u64, base: u64 },
-    #[error("the snapshot's log differs from the base at rev {rev}: history was rewritten")]
-    Diverged { rev: u64 },
-}
-
-impl SnapshotError {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            SnapshotError::Invalid(e) => e.kind(),
-            SnapshotError::TableNotUtf8 => "table-not-utf8",
-            SnapshotError::Markers(e) => e.kind(),
-            SnapshotError::Stale { .. } => "table-stale",
-            SnapshotError::UnknownTable => "table-unknown",
-            SnapshotError::BaseInvalid(_) => "base-invalid",
-            SnapshotError::Behind { .. } => "snapshot-behind",
-            SnapshotError::Diverged { .. } => "snapshot-diverged",
-        }
-    }
 }
 
 /// Verifies `json` and `md` as a snapshot, against `base` (another queue.json) when given.

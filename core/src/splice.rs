@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use crate::canon::to_canonical;
 use crate::entry::Entry;
-use crate::model::{QueueFile, Row};
+use crate::file::QueueFile;
+use crate::model::Row;
 
 /// Where the value of top-level member `key` lies in `to_canonical` bytes of a struct. Each
 /// member starts a line indented by two spaces (nested lines by more), and no string holds a
@@ -213,7 +214,7 @@ mod tests {
     #[test]
     fn the_head_serializes_as_the_file_does() {
         for text in GOLDEN {
-            let mut file: QueueFile = crate::canon::parse_queue(text.as_bytes()).unwrap();
+            let mut file: QueueFile = crate::file::parse_queue(text.as_bytes()).unwrap();
             file.log.clear();
             let head = to_canonical(&Head {
                 version: file.version,
@@ -244,7 +245,7 @@ mod tests {
 
     #[test]
     fn a_file_without_the_shape_is_declined() {
-        let file: QueueFile = crate::canon::parse_queue(GOLDEN[0].as_bytes()).unwrap();
+        let file: QueueFile = crate::file::parse_queue(GOLDEN[0].as_bytes()).unwrap();
         assert_eq!(appended(&file, b"{}\n", &[]), None);
         assert_eq!(appended(&file, b"", &[]), None);
         let mut empty = file.clone();

@@ -16,12 +16,12 @@ use crate::waits::{Refused, Waits};
 
 /// The most rows one `set … after` of semantics 5 may join on each side: it is refused when
 /// more rows than this wait on its row and its new dependencies wait on more than this.
-pub const REACH: usize = 1_000;
+pub(crate) const REACH: usize = 1_000;
 
 /// The search steps the sets of older semantics may take in all, up to entry `rev`:
 /// `BUDGET_PER_ENTRY * rev + BUDGET_BASE`.
-pub const BUDGET_PER_ENTRY: u64 = 64;
-pub const BUDGET_BASE: u64 = 1_000_000;
+pub(crate) const BUDGET_PER_ENTRY: u64 = 64;
+pub(crate) const BUDGET_BASE: u64 = 1_000_000;
 
 /// Why `set_after` refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

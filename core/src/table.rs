@@ -79,7 +79,7 @@ pub enum BodyStatus {
 }
 
 /// Judges `body` against the `body` hashes the log recorded.
-pub fn body_status(log: &[Entry], body: &str) -> BodyStatus {
+pub(crate) fn body_status(log: &[Entry], body: &str) -> BodyStatus {
     let hash = Body::Sha256(sha256(body.as_bytes()));
     match log.last() {
         Some(last) if last.body == hash => BodyStatus::Current,

@@ -115,6 +115,103 @@ impl Count {
     }
 }
 
+/// One side of `search`: a depth-first walk, one link a step, and every row it reached (the
+/// rows it starts from included), which are the rows to move if this side runs out first.
+struct Walk {
+    /// Each frame: a row and where its links resume (a dependent's position forward, an index
+    /// into its dependencies backward).
+    stack: Vec<(usize, usize)>,
+    reached: Vec<usize>,
+}
+
+impl Walk {
+    fn new(from: &[usize]) -> Walk {
+        Walk {
+            stack: from.iter().map(|&r| (r, 0)).collect(),
+            reached: from.to_vec(),
+        }
+    }
+
+    /// One row that waits on the row on top of the stack, if it stands no later than `high`.
+    /// The graph comes in as its parts, borrowed apart, so that both sides run in one loop.
+    #[inline]
+    fn step_ahead(
+        &mut self,
+        dependents: &BTreeSet<(usize, usize)>,
+        order: &Order,
+        seen: &mut Seen,
+        epoch: u32,
+        high: u64,
+    ) -> Step {
+        let Some((row, from)) = self.stack.last_mut() else {
+            return Step::Done;
+        };
+        match dependents.range((*row, *from)..=(*row, usize::MAX)).next() {
+            None => {
+                self.stack.pop();
+            }
+            Some(&(_, w)) => {
+                *from = w + 1;
+                if order.label(w) <= high {
+                    if seen.backward[w] == epoch {
+                        return Step::Cycle;
+                    }
+                    if seen.forward[w] != epoch {
+                        seen.forward[w] = epoch;
+                        self.reached.push(w);
+                        self.stack.push((w, 0));
+                    }
+                }
+            }
+        }
+        Step::Went
+    }
+
+    /// One row that the row on top of the stack waits on, if it stands no earlier than `low`.
+    #[inline]
+    fn step_behind(
+        &mut self,
+        deps: &[Vec<usize>],
+        order: &Order,
+        seen: &mut Seen,
+        epoch: u32,
+        low: u64,
+    ) -> Step {
+        let Some((row, i)) = self.stack.last_mut() else {
+            return Step::Done;
+        };
+        match deps[*row].get(*i) {
+            None => {
+                self.stack.pop();
+            }
+            Some(&u) => {
+                *i += 1;
+                if order.label(u) >= low {
+                    if seen.forward[u] == epoch {
+                        return Step::Cycle;
+                    }
+                    if seen.backward[u] != epoch {
+                        seen.backward[u] = epoch;
+                        self.reached.push(u);
+                        self.stack.push((u, 0));
+                    }
+                }
+            }
+        }
+        Step::Went
+    }
+}
+
+/// What one step of a side of `search` found.
+enum Step {
+    /// It looked at one link (or finished a row) and goes on.
+    Went,
+    /// The row it reached was reached from the other side: a cycle.
+    Cycle,
+    /// It has nothing left to look at.
+    Done,
+}
+
 /// The rows a search found to move: from the changed row forward (the row and the rows that
 /// wait on it, up to the latest new dependency), or from the new dependencies backward.
 enum Moved {
@@ -245,19 +342,17 @@ impl Waits {
             seen,
             ..
         } = self;
-        #[cfg(test)]
-        let mut examined = 0;
         let (low, high) = (order.label(x), order.label(top));
         let epoch = seen.begin(order.len());
         seen.forward[x] = epoch;
-        let mut forward: Vec<(usize, usize)> = alloc::vec![(x, 0)];
-        let mut ahead = alloc::vec![x];
         for &d in late {
             seen.backward[d] = epoch;
         }
-        let mut backward: Vec<(usize, usize)> = late.iter().map(|&d| (d, 0)).collect();
-        let mut behind = late.to_vec();
+        let mut forward = Walk::new(&[x]);
+        let mut backward = Walk::new(late);
         let mut steps: u64 = 0;
+        #[cfg(test)]
+        let mut examined = 0;
         let found = loop {
             #[cfg(test)]
             {
@@ -267,49 +362,15 @@ impl Waits {
                 break Err(Refused::Budget);
             }
             steps += 1;
-            // One row that waits on the row on top of the forward stack.
-            let Some((row, from)) = forward.last_mut() else {
-                break Ok((Moved::Forward(ahead), steps));
-            };
-            match dependents.range((*row, *from)..=(*row, usize::MAX)).next() {
-                None => {
-                    forward.pop();
-                }
-                Some(&(_, w)) => {
-                    *from = w + 1;
-                    if order.label(w) <= high {
-                        if seen.backward[w] == epoch {
-                            break Err(Refused::Cycle);
-                        }
-                        if seen.forward[w] != epoch {
-                            seen.forward[w] = epoch;
-                            ahead.push(w);
-                            forward.push((w, 0));
-                        }
-                    }
-                }
+            match forward.step_ahead(dependents, order, seen, epoch, high) {
+                Step::Went => {}
+                Step::Cycle => break Err(Refused::Cycle),
+                Step::Done => break Ok((Moved::Forward(forward.reached), steps)),
             }
-            // One row that the row on top of the backward stack waits on.
-            let Some((row, i)) = backward.last_mut() else {
-                break Ok((Moved::Backward(behind), steps));
-            };
-            match deps[*row].get(*i) {
-                None => {
-                    backward.pop();
-                }
-                Some(&u) => {
-                    *i += 1;
-                    if order.label(u) >= low {
-                        if seen.forward[u] == epoch {
-                            break Err(Refused::Cycle);
-                        }
-                        if seen.backward[u] != epoch {
-                            seen.backward[u] = epoch;
-                            behind.push(u);
-                            backward.push((u, 0));
-                        }
-                    }
-                }
+            match backward.step_behind(deps, order, seen, epoch, low) {
+                Step::Went => {}
+                Step::Cycle => break Err(Refused::Cycle),
+                Step::Done => break Ok((Moved::Backward(backward.reached), steps)),
             }
         };
         #[cfg(test)]

@@ -16,7 +16,8 @@ use alloc::vec::Vec;
 
 use thiserror::Error;
 
-use crate::snapshot::{Certified, SnapshotError};
+use crate::error::SnapshotError;
+use crate::snapshot::Certified;
 
 /// A snapshot certified, or why it failed: what `verify --snapshot` prints from, whichever way
 /// the core ran. Two answers are equal exactly when the CLI would print the same line.

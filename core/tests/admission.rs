@@ -4,10 +4,9 @@
 
 mod common;
 
-use mosaic_queue_core::entry::{Args, MoveArgs, NoteArgs, SetArgs, SetField, SetValue};
-use mosaic_queue_core::review::manifest;
-use mosaic_queue_core::verbs::NewRow;
-use mosaic_queue_core::{Command, Queue, Status};
+use mosaic_queue_core::{
+    Args, Command, MoveArgs, NewRow, NoteArgs, Queue, SetArgs, SetField, SetValue, Status, manifest,
+};
 
 const AT: &str = "2026-11-30T10:00:00.000Z";
 

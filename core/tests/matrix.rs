@@ -4,9 +4,9 @@
 
 mod common;
 
-use mosaic_queue_core::entry::{Evidence, GenesisArgs, IdArgs, MapRow, MoveArgs};
-use mosaic_queue_core::verbs::Command;
-use mosaic_queue_core::{Queue, Status, matrix};
+use mosaic_queue_core::{
+    Command, Evidence, GenesisArgs, IdArgs, MapRow, MoveArgs, Queue, Status, internal::matrix,
+};
 
 const ACTORS: [&str; 5] = ["darkwing", "flicker", "lead", "jason", "sage"];
 const CANDIDATE: &str = "git:1111111111111111111111111111111111111111";

@@ -4,16 +4,14 @@
 
 mod common;
 
-use mosaic_queue_core::canon::{parse_reference, to_canonical};
-use mosaic_queue_core::model::{QueueFile, Witness};
-use mosaic_queue_core::reader;
+use mosaic_queue_core::{QueueFile, Witness, internal, parse_reference, to_canonical};
 use proptest::prelude::*;
 
 /// Both parsers on the same bytes: equal verdicts, and equal values when they accept.
 fn agree(bytes: &[u8]) -> Result<bool, String> {
     let fast = std::str::from_utf8(bytes)
         .ok()
-        .and_then(|t| reader::read::<QueueFile>(t).ok());
+        .and_then(|t| internal::read::<QueueFile>(t).ok());
     let reference = parse_reference::<QueueFile>(bytes).ok();
     match (fast, reference) {
         (Some(a), Some(b)) if a == b => Ok(true),
@@ -67,7 +65,7 @@ fn the_reader_reads_other_documents_too() {
     };
     let bytes = to_canonical(&w);
     assert_eq!(
-        reader::read::<Witness>(std::str::from_utf8(&bytes).unwrap()),
+        internal::read::<Witness>(std::str::from_utf8(&bytes).unwrap()),
         Ok(w)
     );
 }

@@ -6,14 +6,12 @@ mod common;
 
 use std::sync::OnceLock;
 
-use mosaic_queue_core::entry::{
-    AssignArgs, Evidence, IdArgs, MoveArgs, NoteArgs, RecordArgs, ResolveArgs, SetArgs, SetField,
-    SetValue,
+use mosaic_queue_core::{
+    AbandonCmd, AssignArgs, Command, Evidence, IdArgs, MoveArgs, NewRow, NoteArgs, Outcome, Queue,
+    RecordArgs, ResolveArgs, Row, SetArgs, SetField, SetValue, Status, TakeCmd, VerdictKind,
+    internal::matrix::{RULES, Via, Who},
+    parse_queue, to_canonical,
 };
-use mosaic_queue_core::matrix::{RULES, Via, Who};
-use mosaic_queue_core::model::VerdictKind;
-use mosaic_queue_core::verbs::{AbandonCmd, NewRow, TakeCmd};
-use mosaic_queue_core::{Command, Outcome, Queue, Row, Status, canon};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -480,8 +478,8 @@ proptest! {
         prop_assert_eq!(again.rows(), queue.rows());
         prop_assert_eq!(again.revision(), queue.revision());
         prop_assert!(again.to_bytes() == bytes, "re-serialized bytes differ");
-        let parsed = canon::parse_queue(&bytes).map_err(|e| fail("parse_queue", e))?;
-        prop_assert!(canon::to_canonical(&parsed) == bytes, "parse then serialize differs");
+        let parsed = parse_queue(&bytes).map_err(|e| fail("parse_queue", e))?;
+        prop_assert!(to_canonical(&parsed) == bytes, "parse then serialize differs");
     }
 
     #[test]

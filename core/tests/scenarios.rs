@@ -3,9 +3,7 @@
 
 mod common;
 
-use mosaic_queue_core::BodyStatus;
-use mosaic_queue_core::render::render_body_under;
-use mosaic_queue_core::state::State;
+use mosaic_queue_core::{BodyStatus, State, markdown::render_body_under};
 
 #[test]
 fn every_scenario_matches_its_receipts_and_golden_files() {

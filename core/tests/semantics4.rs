@@ -4,9 +4,7 @@
 
 mod common;
 
-use mosaic_queue_core::entry::{Args, MoveArgs, NoteArgs};
-use mosaic_queue_core::review::manifest;
-use mosaic_queue_core::{BodyStatus, Command, Queue, Status};
+use mosaic_queue_core::{Args, BodyStatus, Command, MoveArgs, NoteArgs, Queue, Status, manifest};
 
 const AT: &str = "2026-11-30T10:00:00.000Z";
 

@@ -4,9 +4,11 @@
 
 mod common;
 
-use mosaic_queue_core::entry::{Args, SetArgs, SetField, SetValue};
-use mosaic_queue_core::verbs::{self, Ctx, NewRow};
-use mosaic_queue_core::{Command, Queue, QueueError, ReplayError, Status, canon};
+use mosaic_queue_core::{
+    Args, Command, NewRow, Queue, QueueError, ReplayError, SetArgs, SetField, SetValue, Status,
+    internal::{self, Ctx},
+    to_canonical,
+};
 
 const AT: &str = "2026-11-30T10:00:00.000Z";
 
@@ -82,14 +84,14 @@ fn with_chain(q: Queue, first: u64, last: u64) -> Queue {
             at: AT,
             semantics: 3,
         };
-        entry.receipt = verbs::apply(&mut state, &args, &ctx).unwrap();
+        entry.receipt = internal::apply(&mut state, &args, &ctx).unwrap();
         (entry.rev, entry.op, entry.verb, entry.by) = (rev, op, args.verb(), "lead".into());
         (entry.semantics, entry.args) = (3, args);
         file.log.push(entry);
         file.revision = rev;
     }
     file.rows.clone_from(&state.rows);
-    Queue::verify(&canon::to_canonical(&file)).unwrap()
+    Queue::verify(&to_canonical(&file)).unwrap()
 }
 
 /// Rows 5 to 1,006 in a chain: 1,001 rows wait on row 5 and row 1,006 waits on 1,001.
@@ -131,7 +133,7 @@ fn a_set_past_the_rule_is_refused_as_a_write_and_on_replay() {
         entry.receipt = format!("ok {} rev {} set 5 after", entry.op, entry.rev);
         file.revision = entry.rev;
         file.log.push(entry);
-        let bytes = canon::to_canonical(&file);
+        let bytes = to_canonical(&file);
         match Queue::verify(&bytes) {
             Err(QueueError::Replay(ReplayError::Refused { rev, source })) => {
                 assert_eq!((rev, source.kind()), (file.revision, kind));

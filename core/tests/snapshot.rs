@@ -4,7 +4,7 @@
 
 mod common;
 
-use mosaic_queue_core::snapshot::{Certified, SnapshotError, verify_snapshot};
+use mosaic_queue_core::{Certified, SnapshotError, verify_snapshot};
 
 fn golden(name: &str, file: &str) -> Vec<u8> {
     std::fs::read(common::fixtures().join("golden").join(name).join(file)).unwrap()

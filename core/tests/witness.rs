@@ -3,9 +3,7 @@
 
 mod common;
 
-use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::entry::NoteArgs;
-use mosaic_queue_core::{BodyStatus, Command, Queue, WitnessError};
+use mosaic_queue_core::{BodyStatus, Command, NoteArgs, Queue, WitnessError, sha256_hex};
 
 const AT: &str = "2026-11-29T12:00:00.000Z";
 

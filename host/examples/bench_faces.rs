@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mosaic_queue::sandbox::{self, Caps, Sandbox};
-use mosaic_queue_core::{Queue, table};
+use mosaic_queue_core::{Queue, markdown};
 
 use support::workload::{Origin, Shape, Sim};
 
@@ -57,7 +57,7 @@ fn generate() -> Snapshot {
             base = sim.queue.to_bytes();
         }
     }
-    let md = table::splice(QUEUE_MD, &sim.queue.render_body()).expect("QUEUE_MD has markers");
+    let md = markdown::splice(QUEUE_MD, &sim.queue.render_body()).expect("QUEUE_MD has markers");
     Snapshot {
         json: sim.queue.to_bytes(),
         md: md.into_bytes(),

@@ -11,9 +11,7 @@ use std::process::{Command as Process, Output};
 use std::time::{Duration, Instant};
 
 use mosaic_queue::clock;
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::table;
+use mosaic_queue_core::{markdown, sha256_hex, to_canonical};
 use support::bench::{Scratch, cleared, new_repo, queued_checkout, release_binary};
 use support::git;
 use support::relay::{self, Run, measure, relayed};
@@ -152,7 +150,7 @@ fn generated_checkout(bin: &Path, base: &Path, entries: u64) -> (Cli, usize, Dur
         Origin {
             root: root.to_string_lossy().into_owned(),
             source: blob,
-            legacy_view: table::body(QUEUE_MD)
+            legacy_view: markdown::body(QUEUE_MD)
                 .expect("QUEUE_MD has markers")
                 .to_owned(),
         },
@@ -165,7 +163,7 @@ fn generated_checkout(bin: &Path, base: &Path, entries: u64) -> (Cli, usize, Dur
     let bytes = queue.to_bytes();
     let plans = root.join("docs/plans");
     std::fs::write(plans.join("queue.json"), &bytes).expect("write queue.json");
-    let md = table::splice(QUEUE_MD, &queue.render_body()).expect("QUEUE_MD has markers");
+    let md = markdown::splice(QUEUE_MD, &queue.render_body()).expect("QUEUE_MD has markers");
     std::fs::write(plans.join("QUEUE.md"), md).expect("write QUEUE.md");
     git(&root, &["add", "docs/plans"]);
     git(&root, &["commit", "-q", "-m", "generated queue"]);

@@ -53,6 +53,6 @@ pub fn seat_or_agent(seat: Option<String>, verb: &str) -> Result<String, Failure
             }
         },
     };
-    mosaic_queue_core::rules::check_seat(&seat)?;
+    mosaic_queue_core::check_seat(&seat)?;
     Ok(seat)
 }

@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::Queue;
-use mosaic_queue_core::state::State;
+use mosaic_queue_core::{Queue, State};
 use thiserror::Error;
 
 use crate::exit::Exit;

@@ -61,6 +61,6 @@ mod tests {
 
     #[test]
     fn now_passes_the_core_timestamp_rule() {
-        mosaic_queue_core::rules::check_timestamp(&now()).unwrap();
+        mosaic_queue_core::check_timestamp(&now()).unwrap();
     }
 }

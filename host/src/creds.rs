@@ -107,7 +107,7 @@ impl Drop for Wiped {
 /// The seat's Gitea login, by the core's rule: the lead posts as `jarvis`, every other seat
 /// as itself.
 pub fn login_of(seat: &str) -> &str {
-    mosaic_queue_core::rules::gitea_login(seat)
+    mosaic_queue_core::gitea_login(seat)
 }
 
 /// The path suffix that the seat's own token file has.

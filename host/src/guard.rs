@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::rules;
+use mosaic_queue_core::is_privileged;
 use rustix::fs::{self as rfs, Mode, OFlags};
 use sha2::{Digest, Sha256};
 
@@ -98,7 +98,7 @@ pub fn install_hook(by: Option<&str>, reply: &mut dyn Reply) -> Replied {
 
 /// Installs the checkout's hook script at `root` as jason or sage; returns the receipt line.
 pub fn install_hook_in(root: &Path, by: &str) -> Result<String, Failure> {
-    if !rules::is_privileged(by) {
+    if !is_privileged(by) {
         return Err(Failure::refused(format!(
             "refused: {by} may not install the guard: jason or sage only"
         )));

@@ -36,7 +36,7 @@ pub const QUEUE_JSON_CAP: u64 = 256 * MIB;
 pub const QUEUE_MD_CAP: u64 = 64 * MIB;
 /// The cap on a `--candidate` manifest: one `<sha256> <path>` line per file, about 10,000
 /// files per MiB. The core's cap on a manifest stored in the log, so that what is read fits.
-pub const MANIFEST_CAP: u64 = mosaic_queue_core::review::manifest::MAX_BYTES as u64;
+pub const MANIFEST_CAP: u64 = mosaic_queue_core::manifest::MAX_BYTES as u64;
 /// The cap on a git hook the guard installs or inspects.
 pub const HOOK_CAP: u64 = MIB;
 

@@ -11,6 +11,7 @@ pub mod checkout;
 pub mod cli;
 pub mod clock;
 pub mod commit;
+pub mod core_error;
 pub mod creds;
 pub mod demo;
 pub mod doctor;

@@ -4,9 +4,9 @@
 //! write. Each output says what it left out and which command shows it, and the JSON stays one
 //! document with a `cut` member.
 
-use mosaic_queue_core::entry::{AddArgs, Args, MoveArgs, SetArgs, SetField, SetValue};
-use mosaic_queue_core::verbs::{Command, NewRow};
-use mosaic_queue_core::{Queue, Status};
+use mosaic_queue_core::{
+    AddArgs, Args, Command, MoveArgs, NewRow, Queue, SetArgs, SetField, SetValue, Status,
+};
 use serde_json::{Value, json};
 use support::Repo;
 

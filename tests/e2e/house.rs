@@ -35,7 +35,8 @@ fn no_file_in_cli_imports_back_from_its_dispatcher() {
 }
 
 /// The check finds what it exists to find: a cycle through `use`, `super::` and a path in
-/// code or in a macro, and a child that imports from its parent; it ignores test-only code.
+/// code or in a macro, and a child that imports from its parent; it ignores test-only code
+/// and visibility (`pub(crate)` names the crate root without importing from it).
 #[test]
 fn the_check_sees_cycles_of_every_spelling() {
     let graph = Graph::from_texts(&[
@@ -46,7 +47,7 @@ fn the_check_sees_cycles_of_every_spelling() {
     ]);
     assert_eq!(graph.cycles(), vec![vec!["a", "b", "c"]]);
     let acyclic = Graph::from_texts(&[
-        (&[], "mod a; mod b;"),
+        (&[], "mod a; mod b; pub use crate::b::z;"),
         (&["a"], "use crate::b::X;"),
         (
             &["b"],

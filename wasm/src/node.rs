@@ -7,8 +7,10 @@ mod refusal;
 
 pub use command::read as read_command;
 
-use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::{Outcome, Queue, ReviewRequest, Row, canon, map, snapshot, table};
+use mosaic_queue_core::{
+    BodyStatus, GenesisArgs, Outcome, Queue, ReviewRequest, Row, markdown, migration, one_line,
+    parse_lenient, parse_queue, to_canonical,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -95,7 +97,7 @@ impl Written {
 /// with `to_canonical` instead of compiling a second one into the module.
 fn json<T: Serialize>(value: &T) -> String {
     // serde_json writes UTF-8 only, so the lossy path is never taken.
-    String::from_utf8(canon::to_canonical(value))
+    String::from_utf8(to_canonical(value))
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
@@ -108,7 +110,7 @@ fn from_json<T: DeserializeOwned>(what: &'static str, text: &str) -> Result<T, R
 fn misfit(what: &'static str, e: &serde_json::Error) -> Refusal {
     ArgumentError::Json {
         what,
-        message: canon::one_line(&e.to_string()),
+        message: one_line(&e.to_string()),
     }
     .into()
 }
@@ -117,7 +119,7 @@ fn misfit(what: &'static str, e: &serde_json::Error) -> Refusal {
 /// document as JSON text.
 #[wasm_bindgen]
 pub fn parse(bytes: &[u8]) -> Result<String, Refusal> {
-    canon::parse_queue(bytes)?;
+    parse_queue(bytes)?;
     // Canonical bytes are UTF-8, or parsing would have refused them.
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }
@@ -126,8 +128,8 @@ pub fn parse(bytes: &[u8]) -> Result<String, Refusal> {
 /// and layout free); the schema is checked, the log is not replayed.
 #[wasm_bindgen]
 pub fn serialize(json_text: &str) -> Result<Vec<u8>, Refusal> {
-    let file: mosaic_queue_core::QueueFile = canon::parse_lenient(json_text.as_bytes())?;
-    Ok(canon::to_canonical(&file))
+    let file: mosaic_queue_core::QueueFile = parse_lenient(json_text.as_bytes())?;
+    Ok(to_canonical(&file))
 }
 
 #[derive(Serialize)]
@@ -247,9 +249,9 @@ struct Status {
 #[wasm_bindgen(js_name = bodyStatus)]
 pub fn body_status(bytes: &[u8], body: &str) -> Result<String, Refusal> {
     let (status, rev) = match Queue::verify(bytes)?.body_status(body) {
-        table::BodyStatus::Current => ("current", None),
-        table::BodyStatus::Stale { rev } => ("stale", Some(rev)),
-        table::BodyStatus::Unknown => ("unknown", None),
+        BodyStatus::Current => ("current", None),
+        BodyStatus::Stale { rev } => ("stale", Some(rev)),
+        BodyStatus::Unknown => ("unknown", None),
     };
     Ok(json(&Status { status, rev }))
 }
@@ -257,13 +259,13 @@ pub fn body_status(bytes: &[u8], body: &str) -> Result<String, Refusal> {
 /// The text between QUEUE.md's marker lines.
 #[wasm_bindgen(js_name = tableBody)]
 pub fn table_body(md: &str) -> Result<String, Refusal> {
-    Ok(table::body(md)?.to_owned())
+    Ok(markdown::body(md)?.to_owned())
 }
 
 /// QUEUE.md with its body replaced and the hand-written text around it kept.
 #[wasm_bindgen]
 pub fn splice(md: &str, body: &str) -> Result<String, Refusal> {
-    Ok(table::splice(md, body)?)
+    Ok(markdown::splice(md, body)?)
 }
 
 /// The row `seat` should take up next, as JSON, or `null`.
@@ -281,7 +283,7 @@ pub fn genesis_args(
     root: &str,
     queue_md: &str,
 ) -> Result<String, Refusal> {
-    let args = map::parse(map_md)?.genesis_args(branch, root, queue_md)?;
+    let args = migration::parse(map_md)?.genesis_args(branch, root, queue_md)?;
     Ok(json(&args))
 }
 
@@ -289,8 +291,8 @@ pub fn genesis_args(
 /// map names): `{"lines": [...], "rows": [...]}`, both empty when nothing drifted.
 #[wasm_bindgen(js_name = mapDrift)]
 pub fn map_drift(map_md: &str, source_md: &str, current_md: &str) -> Result<String, Refusal> {
-    let parsed = map::parse(map_md)?;
-    Ok(json(&map::drift(&parsed, source_md, current_md)))
+    let parsed = migration::parse(map_md)?;
+    Ok(json(&migration::drift(&parsed, source_md, current_md)))
 }
 
 #[derive(Serialize)]
@@ -308,7 +310,7 @@ pub fn verify_snapshot(
     md: &[u8],
     base: Option<Vec<u8>>,
 ) -> Result<String, Refusal> {
-    let verdict = snapshot::verify_snapshot(json_bytes, md, base.as_deref())?;
+    let verdict = mosaic_queue_core::verify_snapshot(json_bytes, md, base.as_deref())?;
     Ok(json(&Snapshot {
         revision: verdict.revision,
         base_revision: verdict.base_revision,

@@ -2,8 +2,7 @@
 //! into buffers it takes from `alloc`, calls `verify_snapshot`, and reads back one result
 //! buffer whose layout the core's `wire` module defines. The module imports nothing.
 
-use mosaic_queue_core::snapshot;
-use mosaic_queue_core::wire::{self, Refusal};
+use mosaic_queue_core::sandbox::{self, Refusal};
 
 /// Hands the host `len` writable bytes; 0 when the memory cap refuses them.
 // Unmangled only in the wasm module: a native build must not shadow libc's `free`.
@@ -35,8 +34,8 @@ pub unsafe extern "C" fn free(ptr: *mut u8, len: usize) {
 
 /// Verifies the snapshot in the three buffers (the base only when `has_base` is not 0) and
 /// returns the address of the result: a little-endian u32 length `n`, then the `n` bytes of
-/// `mosaic_queue_core::wire::encode` (whose module documents the layout; the host decodes it
-/// with the same module's `decode`).
+/// `mosaic_queue_core::sandbox::encode` (the core's `wire` module documents the layout; the host
+/// decodes it with `sandbox::decode`).
 ///
 /// The host frees the result with `free(ptr, 4 + n)`.
 ///
@@ -61,8 +60,8 @@ pub unsafe extern "C" fn verify_snapshot(
             (has_base != 0).then(|| core::slice::from_raw_parts(base_ptr, base_len)),
         )
     };
-    let answer = snapshot::verify_snapshot(json, md, base).map_err(|e| Refusal::from(&e));
-    let payload = wire::encode(&answer);
+    let answer = mosaic_queue_core::verify_snapshot(json, md, base).map_err(|e| Refusal::from(&e));
+    let payload = sandbox::encode(&answer);
     let mut out = Vec::with_capacity(4 + payload.len());
     out.extend_from_slice(&len32(payload.len()).to_le_bytes());
     out.extend_from_slice(&payload);

@@ -6,13 +6,13 @@ use alloc::format;
 use alloc::string::String;
 
 use super::{check_settled, current_round};
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{AbandonArgs, Delivery, IdArgs, OutcomeArgs, ResolveArgs};
 use crate::error::{ReviewError, VerbError};
 use crate::model::{Attempt, AttemptState, Status};
 use crate::render::push_number;
 use crate::rules;
 use crate::state::State;
-use crate::verbs::{Ctx, not_allowed};
 
 /// Review entries came with piece D: a semantics-1 log cannot hold them.
 pub(crate) fn needs_semantics_2(verb: &'static str, ctx: &Ctx) -> Result<(), ReviewError> {

@@ -8,8 +8,8 @@ use alloc::string::{String, ToString};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::admission::unsafe_to_echo;
-use crate::canon::MAX_SAFE_INTEGER;
+use crate::limits::MAX_SAFE_INTEGER;
+use crate::secret::unsafe_to_echo;
 
 /// The most characters of a string from an answer that a message repeats.
 const QUOTED_CHARS: usize = 32;

@@ -6,8 +6,9 @@ use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::digest::{is_hex, sha256_hex};
+use crate::digest::sha256_hex;
 use crate::error::ReviewError;
+use crate::hex::is_hex;
 
 /// One manifest line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

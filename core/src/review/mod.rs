@@ -4,9 +4,9 @@
 //! `manifest` to build a request and to check what it fetched, and `gitea` to read the answers.
 
 pub(crate) mod attempts;
-pub mod comment;
-pub mod gitea;
-pub mod manifest;
+pub(crate) mod comment;
+pub(crate) mod gitea;
+pub(crate) mod manifest;
 pub(crate) mod verdicts;
 
 use crate::error::ReviewError;
@@ -25,7 +25,7 @@ pub fn locate<'a>(row: &'a Row, op: &str) -> Option<(&'a Round, &'a Attempt)> {
 
 /// The first attempt on `row` that is still unresolved (requesting, uncertain or conflict),
 /// with its round.
-pub fn unresolved(row: &Row) -> Option<(&Round, &Attempt)> {
+pub(crate) fn unresolved(row: &Row) -> Option<(&Round, &Attempt)> {
     row.review.as_ref()?.rounds.iter().find_map(|round| {
         round
             .attempts

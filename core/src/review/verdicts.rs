@@ -8,13 +8,13 @@ use alloc::vec::Vec;
 
 use super::attempts::needs_semantics_2;
 use super::current_round;
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::RecordArgs;
 use crate::error::{ReviewError, VerbError};
 use crate::model::{Round, Row, Status, Verdict, VerdictKind};
 use crate::render::push_number;
 use crate::rules;
 use crate::state::State;
-use crate::verbs::{Ctx, not_allowed};
 
 /// `review record ID --verdict approve|changes --comment N --candidate DIGEST`.
 pub(crate) fn record(

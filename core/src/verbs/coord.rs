@@ -6,7 +6,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::Ctx;
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{IdArgs, REACH_SEMANTICS};
 use crate::error::VerbError;
 use crate::matrix::{self, Via};
@@ -56,7 +56,7 @@ pub(super) fn take(
         })?;
     if !rule.who.allows(ctx.by, row.owner.as_deref()) {
         let action = alloc::format!("take row {}", a.id);
-        return Err(super::not_allowed(ctx, action, rule.who.describe()));
+        return Err(not_allowed(ctx, action, rule.who.describe()));
     }
     let from = row.status;
     let row = state.row_mut(pos);

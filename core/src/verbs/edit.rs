@@ -4,8 +4,12 @@
 use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
-use super::{Ctx, check_issues, check_opt_text, check_seats, not_allowed};
+use super::check::{check_issues, check_opt_text, check_seats};
+use super::command::AT_MOST_ONCE_NOTICE;
+use super::coord;
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{AcceptHistoryArgs, AddArgs, AssignArgs, NoteArgs, SetArgs, SetField, SetValue};
 use crate::error::{VerbError, issue_list};
 use crate::model::{Row, Status};
@@ -51,7 +55,7 @@ pub(super) fn add(
     }
     check_issues(&a.issues)?;
     check_seats(&a.reviewers)?;
-    super::coord::check_after(state, a.id, &a.after)?;
+    coord::check_after(state, a.id, &a.after)?;
     state.put_row(Row {
         id: a.id,
         piece: a.piece.clone(),
@@ -157,53 +161,16 @@ pub(super) fn set(
             }
             state.row_mut(pos).brief.clone_from(t);
         }
-        (SetField::Issues, SetValue::Numbers(n)) => {
-            check_issues(n)?;
-            let row = state.row_mut(pos);
-            if row.closes_narrowed {
-                row.closes.retain(|c| n.contains(c));
-                suffix = " (kept narrowed)";
-            } else {
-                row.closes.clone_from(n);
-            }
-            row.issues.clone_from(n);
-        }
-        (SetField::Closes, SetValue::Numbers(n)) => {
-            check_issues(n)?;
-            if let Some(&missing) = n.iter().find(|c| !row.issues.contains(c)) {
-                return Err(VerbError::ClosesNotSubset {
-                    issues: issue_list(&row.issues),
-                    missing,
-                });
-            }
-            let narrowed = *n != row.issues;
-            if narrowed && a.reason.is_none() {
-                return Err(VerbError::NarrowNeedsReason { id: a.id });
-            }
-            let row = state.row_mut(pos);
-            row.closes.clone_from(n);
-            row.closes_narrowed = narrowed;
-        }
+        (SetField::Issues, SetValue::Numbers(n)) => suffix = set_issues(state, pos, n)?,
+        (SetField::Closes, SetValue::Numbers(n)) => set_closes(state, pos, a, n)?,
         (SetField::Reviewers, SetValue::Seats(s)) => {
             check_seats(s)?;
             state.row_mut(pos).reviewers.clone_from(s);
         }
         (SetField::After, SetValue::Numbers(n)) => {
-            super::coord::set_after(state, pos, a.id, n, ctx)?;
+            coord::set_after(state, pos, a.id, n, ctx)?;
         }
-        (field, _) => {
-            let expected = match field {
-                SetField::Piece => "a non-empty text",
-                SetField::Gate | SetField::Brief => "a text (empty clears it)",
-                SetField::Issues | SetField::Closes => "a list of issue numbers",
-                SetField::Reviewers => "a list of seats",
-                SetField::After => "a list of row numbers (empty clears it)",
-            };
-            return Err(VerbError::SetValueType {
-                field: field.as_str(),
-                expected,
-            });
-        }
+        (field, _) => return Err(wrong_type(field)),
     }
     out.push_str("set ");
     push_number(out, a.id);
@@ -211,6 +178,63 @@ pub(super) fn set(
     out.push_str(a.field.as_str());
     out.push_str(suffix);
     Ok(())
+}
+
+/// `set ID issues`: the row's closes follow its issues, unless they were narrowed, when they
+/// only lose the issues no longer listed (what the receipt's suffix says).
+fn set_issues(state: &mut State, pos: usize, n: &[u64]) -> Result<&'static str, VerbError> {
+    check_issues(n)?;
+    let row = state.row_mut(pos);
+    let suffix = if row.closes_narrowed {
+        row.closes.retain(|c| n.contains(c));
+        " (kept narrowed)"
+    } else {
+        replace(&mut row.closes, n);
+        ""
+    };
+    replace(&mut row.issues, n);
+    Ok(suffix)
+}
+
+/// `set ID closes`: a subset of the row's issues; fewer than all of them needs a reason.
+fn set_closes(state: &mut State, pos: usize, a: &SetArgs, n: &[u64]) -> Result<(), VerbError> {
+    check_issues(n)?;
+    let row = &state.rows[pos];
+    if let Some(&missing) = n.iter().find(|c| !row.issues.contains(c)) {
+        return Err(VerbError::ClosesNotSubset {
+            issues: issue_list(&row.issues),
+            missing,
+        });
+    }
+    let narrowed = *n != row.issues;
+    if narrowed && a.reason.is_none() {
+        return Err(VerbError::NarrowNeedsReason { id: a.id });
+    }
+    let row = state.row_mut(pos);
+    replace(&mut row.closes, n);
+    row.closes_narrowed = narrowed;
+    Ok(())
+}
+
+/// `list` holding `n`, in the buffer it had.
+fn replace(list: &mut Vec<u64>, n: &[u64]) {
+    list.clear();
+    list.extend_from_slice(n);
+}
+
+/// The refusal of a `set` whose value is not of its field's kind.
+fn wrong_type(field: SetField) -> VerbError {
+    let expected = match field {
+        SetField::Piece => "a non-empty text",
+        SetField::Gate | SetField::Brief => "a text (empty clears it)",
+        SetField::Issues | SetField::Closes => "a list of issue numbers",
+        SetField::Reviewers => "a list of seats",
+        SetField::After => "a list of row numbers (empty clears it)",
+    };
+    VerbError::SetValueType {
+        field: field.as_str(),
+        expected,
+    }
 }
 
 pub(super) fn accept_history(
@@ -226,7 +250,7 @@ pub(super) fn accept_history(
         ));
     }
     rules::check_text("--reason", &a.reason)?;
-    if a.new_revision != ctx.rev || a.notice != super::AT_MOST_ONCE_NOTICE {
+    if a.new_revision != ctx.rev || a.notice != AT_MOST_ONCE_NOTICE {
         return Err(VerbError::BadText {
             field: "accept-history record",
             why: "must name its own revision and carry the at-most-once notice",

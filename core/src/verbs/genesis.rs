@@ -5,10 +5,11 @@ use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Ctx, check_issues, check_opt_text, not_allowed};
-use crate::digest::is_hex;
+use super::check::{check_issues, check_opt_text};
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{GenesisArgs, MapRow};
 use crate::error::VerbError;
+use crate::hex::is_hex;
 use crate::model::Row;
 use crate::render::push_number;
 use crate::rules;
@@ -83,7 +84,7 @@ pub(super) fn apply(
 }
 
 /// The rows genesis makes from the map.
-pub fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
+pub(super) fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
     map.iter()
         .map(|r| Row {
             id: r.id,

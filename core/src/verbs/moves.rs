@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Ctx, not_allowed};
+use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{HARDENED_SEMANTICS, IdArgs, MoveArgs};
 use crate::error::ReviewError;
 use crate::error::{VerbError, issue_list};
@@ -42,22 +42,7 @@ pub(super) fn move_row(
         let action = format!("move row {} from {from} to {}", a.id, a.to);
         return Err(not_allowed(ctx, action, rule.who.describe()));
     }
-    if let Some(r) = &a.reason {
-        rules::check_text("--reason", r)?;
-    }
-    if a.to != Status::InReview {
-        if a.candidate.is_some() {
-            return Err(VerbError::CandidateNotAllowed {
-                flag: "--candidate",
-            });
-        }
-        if a.issue.is_some() {
-            return Err(VerbError::CandidateNotAllowed { flag: "--issue" });
-        }
-    }
-    if a.evidence.is_some() && !(from == Status::InReview && a.to == Status::Done) {
-        return Err(VerbError::EvidenceNotAllowed);
-    }
+    check_flags(a, from)?;
     let mut new_round = None;
     match rule.needs {
         Needs::Nothing => {}
@@ -103,6 +88,28 @@ pub(super) fn move_row(
     if let Some(issue) = requested_on {
         out.push_str(" request on #");
         push_number(out, issue);
+    }
+    Ok(())
+}
+
+/// The flags a move carries, each only where it applies: a reason that is table text, a
+/// candidate and an issue only into in-review, evidence only from in-review to done.
+fn check_flags(a: &MoveArgs, from: Status) -> Result<(), VerbError> {
+    if let Some(r) = &a.reason {
+        rules::check_text("--reason", r)?;
+    }
+    if a.to != Status::InReview {
+        if a.candidate.is_some() {
+            return Err(VerbError::CandidateNotAllowed {
+                flag: "--candidate",
+            });
+        }
+        if a.issue.is_some() {
+            return Err(VerbError::CandidateNotAllowed { flag: "--issue" });
+        }
+    }
+    if a.evidence.is_some() && !(from == Status::InReview && a.to == Status::Done) {
+        return Err(VerbError::EvidenceNotAllowed);
     }
     Ok(())
 }

@@ -2,14 +2,14 @@
 //! enforces (2^53-1). A larger one would be written, acknowledged, and then refused by every
 //! later read; checked here, it is refused before anything is written, on every face.
 
-use crate::canon::MAX_SAFE_INTEGER;
+use super::command::Command;
 use crate::entry::{Args, Evidence, MapRow, SetValue};
 use crate::error::VerbError;
+use crate::limits::MAX_SAFE_INTEGER;
 use crate::model::Witness;
-use crate::verbs::Command;
 
 /// Refuses `value` when queue.json could not hold it.
-pub fn check(field: &'static str, value: u64) -> Result<(), VerbError> {
+pub(crate) fn check(field: &'static str, value: u64) -> Result<(), VerbError> {
     if value > MAX_SAFE_INTEGER {
         return Err(VerbError::NumberTooLarge { field, value });
     }
@@ -49,7 +49,7 @@ fn set_value(value: &SetValue) -> Result<(), VerbError> {
 }
 
 /// The numbers of a command as a caller gave it.
-pub fn command(cmd: &Command) -> Result<(), VerbError> {
+pub(crate) fn command(cmd: &Command) -> Result<(), VerbError> {
     match cmd {
         Command::Add(n) => {
             each("issue", &n.issues)?;
@@ -88,7 +88,7 @@ pub fn command(cmd: &Command) -> Result<(), VerbError> {
 }
 
 /// The numbers of an entry's arguments (a write's, or a replayed one's).
-pub fn args(args: &Args) -> Result<(), VerbError> {
+pub(crate) fn args(args: &Args) -> Result<(), VerbError> {
     match args {
         Args::Genesis(a) => map_rows(&a.rows),
         Args::Add(a) => {

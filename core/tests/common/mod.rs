@@ -4,9 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::splice;
-use mosaic_queue_core::{Command, Outcome, Queue};
+use mosaic_queue_core::{Command, GenesisArgs, Outcome, Queue, layout};
 use serde::Deserialize;
 
 pub fn fixtures() -> PathBuf {
@@ -95,7 +93,7 @@ pub fn run(sc: &Scenario) -> Queue {
                 // With the earlier rows (changed rows serialized, the rest copied) and without.
                 if matches!(outcome, Outcome::Applied { .. }) {
                     for rows in [&before_rows[..], &[]] {
-                        let spliced = splice::appended(queue.file(), &before, rows);
+                        let spliced = layout::appended(queue.file(), &before, rows);
                         assert_eq!(
                             spliced.map(|s| s.to_vec(&before)),
                             Some(queue.to_bytes()),

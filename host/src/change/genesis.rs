@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::map;
+use mosaic_queue_core::migration;
 
 use crate::actor::actor;
 use crate::checkout;
@@ -31,9 +31,9 @@ pub fn genesis_in(
 ) -> Replied {
     session::check_filesystem(paths)?;
     let map_text = read_map(map_path)?;
-    let map = map::parse(&map_text)
+    let map = migration::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the migration map is invalid: {e}")))?;
-    mosaic_queue_core::admission::map_rows(&map.rows).map_err(|e| {
+    mosaic_queue_core::map_rows(&map.rows).map_err(|e| {
         Failure::refused(format!("the migration map is refused: {e}")).kind(e.kind())
     })?;
     let branch = checkout::head_branch(paths).ok_or_else(|| {

@@ -5,9 +5,7 @@
 
 pub mod genesis;
 
-use mosaic_queue_core::queue::NOTHING_TO_TAKE;
-use mosaic_queue_core::verbs::{Command, TakeCmd};
-use mosaic_queue_core::{Outcome, Queue, Row};
+use mosaic_queue_core::{Command, NOTHING_TO_TAKE, Outcome, Queue, Row, TakeCmd};
 use serde::Serialize;
 
 use crate::actor::actor;

@@ -4,9 +4,10 @@
 //! manifest file or the commit named by `--candidate`, or from the manifest's text given
 //! inline or on stdin.
 
-use mosaic_queue_core::entry::{AssignArgs, IdArgs, MoveArgs, NoteArgs, RecordArgs, SetArgs};
-use mosaic_queue_core::review::manifest;
-use mosaic_queue_core::verbs::{AbandonCmd, Command, NewRow};
+use mosaic_queue_core::{
+    AbandonCmd, AssignArgs, Command, IdArgs, MoveArgs, NewRow, NoteArgs, RecordArgs, SetArgs,
+    manifest,
+};
 
 use super::grammar::{Change, ReviewVerb, Verb};
 use crate::reply::Failure;

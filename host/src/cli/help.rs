@@ -133,7 +133,7 @@ pub fn man(words: &[String], reply: &mut dyn Reply) -> Replied {
         cmd = cmd.find_subcommand(word).cloned().ok_or_else(|| {
             Failure::usage(format!(
                 "no verb {}; `mosaic-queue --help` lists them",
-                mosaic_queue_core::rules::shown(&words.join(" "))
+                mosaic_queue_core::shown(&words.join(" "))
             ))
         })?;
     }

@@ -111,6 +111,6 @@ pub fn print_or(text: &str, code: i32, change: bool) -> i32 {
 pub fn warn(line: &str) {
     use std::io::Write;
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{}", mosaic_queue_core::canon::one_line(line));
+    let _ = writeln!(stderr, "{}", mosaic_queue_core::one_line(line));
     let _ = stderr.flush();
 }

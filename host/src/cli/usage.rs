@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use mosaic_queue_core::rules::{SHOWN_CHARS, shown};
+use mosaic_queue_core::{SHOWN_CHARS, shown};
 
 use super::help;
 use crate::reply::Failure;
@@ -137,7 +137,7 @@ pub fn flatten(rendered: &str) -> String {
     if !tips.is_empty() {
         line.push_str(&format!(" ({})", tips.join(", ")));
     }
-    mosaic_queue_core::canon::one_line(&capped_quotes(&line))
+    mosaic_queue_core::one_line(&capped_quotes(&line))
 }
 
 /// `line` with every single-quoted part longer than `SHOWN_CHARS` characters cut to its start,

@@ -11,7 +11,7 @@ mod index;
 
 use std::path::Path;
 
-use mosaic_queue_core::rules;
+use mosaic_queue_core::is_lead_or_privileged;
 
 use self::git::QUEUE_PATHS;
 use crate::actor::actor;
@@ -25,7 +25,7 @@ use crate::store::session::{self, Kind, Session};
 pub fn commit(message: &str, genesis: bool, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
     message_admitted(message)?;
     let by = actor(by, reply)?;
-    if !rules::is_lead_or_privileged(&by) {
+    if !is_lead_or_privileged(&by) {
         return Err(Failure::refused(format!(
             "refused: commit is for the lead, jason or sage only, not {by}"
         )));
@@ -79,7 +79,7 @@ pub fn commit(message: &str, genesis: bool, by: Option<&str>, reply: &mut dyn Re
 /// its bytes. Text the tool checks is refused like an empty piece or note (exit 2), before
 /// anything is read; only what clap cannot parse is usage.
 fn message_admitted(message: &str) -> Result<(), Failure> {
-    use mosaic_queue_core::admission::{credential, invisible};
+    use mosaic_queue_core::{credential, invisible};
     if message.trim().is_empty() {
         return Err(Failure::refused(
             "refused: commit needs a message: pass -m with some text (it is the commit's message)",

@@ -2,7 +2,7 @@
 //! command with its placeholders named, when to take it, who may run it), so an agent reading
 //! `doctor --json` need not take them apart from the finding's prose.
 
-use mosaic_queue_core::rules::PRIVILEGED;
+use mosaic_queue_core::PRIVILEGED;
 use serde::Serialize;
 
 /// One way out of a finding. `command` is complete but for its placeholders: upper-case words

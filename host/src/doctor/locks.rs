@@ -69,7 +69,7 @@ fn lock_finding(name: &str, class: Class) -> Finding {
             Kind::LockUnknown,
             by_hand(&format!(
                 " on host {}",
-                mosaic_queue_core::canon::one_line(&h.host)
+                mosaic_queue_core::one_line(&h.host)
             )),
         ),
         Class::Invalid(_) => Finding::person(Kind::LockInvalid, by_hand("")),

@@ -2,8 +2,7 @@
 //! the log, the checkout rules, genesis committed and unresolved review requests, then the guard
 //! (guard.rs). Each is read once, without the lock; nothing is written.
 
-use mosaic_queue_core::canon::one_line;
-use mosaic_queue_core::{BodyStatus, Queue, WitnessError, table};
+use mosaic_queue_core::{BodyStatus, Queue, WitnessError, markdown, one_line};
 
 use super::locks::Seen;
 use super::{Finding, Kind, choice};
@@ -185,7 +184,7 @@ fn confirmed(
             return None;
         }
         Some(w) => {
-            let sha = mosaic_queue_core::digest::sha256_hex(bytes);
+            let sha = mosaic_queue_core::sha256_hex(bytes);
             if let Err(e) = queue.check_extends(&sha, w) {
                 out.push(recovery(
                     Kind::HistoryLost,
@@ -291,7 +290,7 @@ fn table_status(io: &dyn Io, paths: &Paths, queue: &Queue, seen: &Seen, out: &mu
         ));
         return;
     };
-    let body = match table::body(text) {
+    let body = match markdown::body(text) {
         Ok(b) => b,
         Err(e) => {
             out.push(Finding::person(

@@ -65,7 +65,7 @@ pub fn run(args: &GateArgs) -> i32 {
 
 /// The command the remote side sent, split and classified; the key's seat checked first.
 fn read_request(seat: &str) -> Result<Request, GateError> {
-    mosaic_queue_core::rules::check_seat(seat).map_err(|_| GateError::Seat(seat.to_owned()))?;
+    mosaic_queue_core::check_seat(seat).map_err(|_| GateError::Seat(seat.to_owned()))?;
     let line = match std::env::var_os("SSH_ORIGINAL_COMMAND") {
         None => String::new(),
         Some(v) => v.into_string().map_err(|_| GateError::NotText)?,

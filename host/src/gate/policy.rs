@@ -2,7 +2,7 @@
 //! that stay on the queue host, the actor pinned to the key's seat, the verbs the contract
 //! keeps for the lead or for jason and sage, and no argument that names a file on the host.
 
-use mosaic_queue_core::rules::{LEAD, is_privileged};
+use mosaic_queue_core::{LEAD, is_privileged};
 
 use super::error::GateError;
 use crate::cli::{Cli, ReviewVerb, Verb};

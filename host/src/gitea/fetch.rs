@@ -2,8 +2,8 @@
 //! parsable Comment is proof that it exists. The caller decides whether it is the right one
 //! (issue, author, markers); this module only reports what Gitea holds.
 
-use mosaic_queue_core::review::gitea;
-pub use mosaic_queue_core::review::gitea::FetchedComment;
+use mosaic_queue_core::gitea;
+pub use mosaic_queue_core::gitea::FetchedComment;
 
 use super::exchange::{Exchange, Transport};
 use super::{GiteaConfig, GiteaError};

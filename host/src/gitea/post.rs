@@ -6,8 +6,7 @@
 
 use super::GiteaConfig;
 use super::exchange::{Answer, Exchange, Transport};
-use mosaic_queue_core::ReviewRequest;
-use mosaic_queue_core::review::gitea;
+use mosaic_queue_core::{ReviewRequest, gitea};
 
 use crate::creds::read_token;
 use crate::exit::Exit;

@@ -52,7 +52,7 @@ pub fn seat_of(seat: Option<String>) -> Result<String, Failure> {
             }
         },
     };
-    mosaic_queue_core::rules::check_seat(&seat)?;
+    mosaic_queue_core::check_seat(&seat)?;
     Ok(seat)
 }
 

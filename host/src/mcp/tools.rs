@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use mosaic_queue_core::rules::{LEAD, is_privileged};
+use mosaic_queue_core::{LEAD, is_privileged};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 

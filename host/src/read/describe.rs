@@ -1,8 +1,7 @@
 //! A row as `show` prints it: `field: value` lines, its dependencies, its move reason and
 //! its current review round.
 
-use mosaic_queue_core::state::State;
-use mosaic_queue_core::{Row, Status};
+use mosaic_queue_core::{Row, State, Status};
 
 /// A row as `field: value` lines.
 pub fn describe(st: &State, row: &Row) -> String {

@@ -1,7 +1,7 @@
 //! `next [SEAT] --explain`: what `next` gives, then each open row it passed over, in queue
 //! order, with why (owned, gated, waiting on #3, ...); done rows are counted, not listed.
 
-use mosaic_queue_core::{Row, next};
+use mosaic_queue_core::{Row, pick};
 use serde::Serialize;
 
 use super::describe::describe;
@@ -39,7 +39,7 @@ pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Re
     let json = reply.documents();
     let seen = load_for_read_in(paths, reply)?;
     let st = &seen.state;
-    let explained = next::explain(&st.rows, seat);
+    let explained = pick::explain(&st.rows, seat);
     let row = explained.pick.and_then(|id| st.row(id).ok());
     if json {
         return reply.serialized(&ExplainJson {
@@ -67,7 +67,7 @@ pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Re
 }
 
 /// The passed-over rows as lines under the pick.
-fn explanation(explained: &next::Explained) -> String {
+fn explanation(explained: &pick::Explained) -> String {
     let mut text = String::new();
     if !explained.passed.is_empty() {
         text.push_str("passed over:\n");

@@ -2,7 +2,7 @@
 //! the log's own entry objects. Unlocked like the other reads; the read view holds no log, so
 //! it reads queue.json as their fallback does (docs/json.md, docs/decisions.md).
 
-use mosaic_queue_core::entry::{Args, Entry};
+use mosaic_queue_core::{Args, Entry};
 
 use super::load::load_queue_for_read;
 use crate::reply::{Failure, Replied, Reply, entry_row};

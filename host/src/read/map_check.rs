@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::map;
+use mosaic_queue_core::migration;
 
 use crate::git;
 use crate::input::{read_map, read_queue_md};
@@ -15,7 +15,7 @@ use crate::store::session::{self, Kind};
 pub fn map_check(map_path: &Path, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
     let map_text = read_map(map_path)?;
-    let map = map::parse(&map_text)
+    let map = migration::parse(&map_text)
         .map_err(|e| Failure::refused(format!("the map {}: {e}", map_path.display())))?;
     let source = match git::blob_within(&paths.root, &map.source, Kind::QueueMd.cap()) {
         // As git prints it: a trailing newline is not part of the compared text.
@@ -37,7 +37,7 @@ pub fn map_check(map_path: &Path, reply: &mut dyn Reply) -> Replied {
         }
     };
     let current = read_queue_md(&paths)?;
-    let drift = map::drift(&map, &source, &current);
+    let drift = migration::drift(&map, &source, &current);
     if drift.is_empty() {
         reply.line("ok map-check: no drift")?;
         return Ok(());

@@ -4,10 +4,11 @@
 //! however large the queue: long texts and lists are shortened and rows left out, and the
 //! output says what was left out and which command shows it.
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::next::{self, Why};
-use mosaic_queue_core::rules::{LEAD, is_privileged};
-use mosaic_queue_core::{Row, Status};
+use mosaic_queue_core::{
+    LEAD, Row, Status, is_privileged,
+    pick::{self, Why},
+    to_canonical,
+};
 use serde::Serialize;
 
 use super::load::load_for_read;
@@ -184,7 +185,7 @@ struct Prime<'a> {
 pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let seat = seat_or_agent(seat, "prime")?;
-    mosaic_queue_core::rules::check_seat(&seat)?;
+    mosaic_queue_core::check_seat(&seat)?;
     let seen = load_for_read(reply)?;
     let mut p = gather(&seen.state.rows, seen.state.revision, seen.durable, &seat);
     // Leave out the last passed-over row, then the last own row, until both forms fit.
@@ -218,7 +219,7 @@ fn gather<'a>(rows: &'a [Row], revision: u64, durable: bool, seat: &'a str) -> P
         .filter(|r| r.owner.as_deref() == Some(seat) && r.status != Status::Done)
         .collect();
     let mine = own_rows(rows, &open, &mut shortened);
-    let explained = next::explain(rows, seat);
+    let explained = pick::explain(rows, seat);
     let next = explained
         .pick
         .and_then(|id| rows.iter().find(|r| r.id == id));
@@ -259,7 +260,7 @@ fn gather<'a>(rows: &'a [Row], revision: u64, durable: bool, seat: &'a str) -> P
 /// The first `MAX_ROWS` of the seat's open rows, shortened; the ids of those shortened join
 /// `shortened`.
 fn own_rows(rows: &[Row], open: &[&Row], shortened: &mut Vec<u64>) -> Vec<RowLine> {
-    let done = next::Done::of(rows);
+    let done = pick::Done::of(rows);
     open.iter()
         .take(MAX_ROWS)
         .map(|r| {

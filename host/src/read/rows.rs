@@ -1,9 +1,7 @@
 //! `list`, `show ID` and `next [SEAT]`: the unlocked reads of rows, as text or as their
 //! documents (docs/json.md).
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::render::render_body;
-use mosaic_queue_core::{Row, next, splice};
+use mosaic_queue_core::{Row, layout, markdown::render_body, pick, to_canonical};
 use serde::Serialize;
 
 use super::describe::describe;
@@ -39,7 +37,7 @@ pub fn list(reply: &mut dyn Reply) -> Replied {
             durable: true,
             rows: &[],
         });
-        if let Some(doc) = splice::complete_last(head, listing.rows_text()) {
+        if let Some(doc) = layout::complete_last(head, listing.rows_text()) {
             return reply.document(doc);
         }
     }
@@ -82,7 +80,7 @@ pub fn next(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let seat = seat_or_agent(seat, "next")?;
     let seen = load_for_read(reply)?;
     let st = &seen.state;
-    let row = next::next(&st.rows, &seat);
+    let row = pick::next(&st.rows, &seat);
     if json {
         reply.serialized(&RowJson {
             revision: st.revision,

@@ -38,7 +38,7 @@ pub fn list_stale(days: u32, reply: &mut dyn Reply) -> Replied {
     let loaded = load_unlocked(&paths, reply)?;
     let (queue, durable) = (&loaded.queue, !loaded.ahead_of_witness());
     let cutoff = clock::format_millis(clock::now_millis() - i64::from(days) * DAY_MS);
-    let found = stale::stale(queue.rows(), &queue.file().log, &cutoff);
+    let found = stale(queue.rows(), &queue.file().log, &cutoff);
     if json {
         return reply.serialized(&StaleListJson {
             revision: queue.revision(),

@@ -4,11 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use mosaic_queue_core::Status;
-use mosaic_queue_core::state::State;
+use mosaic_queue_core::{State, Status};
 use serde::Serialize;
 
-use mosaic_queue_core::rules::shown;
+use mosaic_queue_core::shown;
 
 use super::describe::describe;
 use super::rows::RowJson;

@@ -2,12 +2,12 @@
 //! `{"error": {exit, kind, message, next, retryable}}` document a JSON answer holds. Each
 //! domain's error becomes one here once, with its own message, exit and kind.
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::{QueueError, ReviewError, VerbError};
+use mosaic_queue_core::{QueueError, ReviewError, VerbError, to_canonical};
 use serde::Serialize;
 
 use super::receipt::ReceiptJson;
 use crate::checkout::CheckoutError;
+use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;
 use crate::sandbox::SandboxError;
 use crate::store::StoreError;
@@ -169,27 +169,28 @@ impl From<SessionError> for Failure {
             SessionError::Checkout(e) => e.into(),
             SessionError::Lock(e) => e.into(),
             SessionError::Store(e) => e.into(),
-            SessionError::Verb(e) => e.into(),
-            SessionError::Queue(e) => e.into(),
+            SessionError::Core(e) => e.into(),
             other => Failure::new(other.exit(), other.to_string()),
         }
     }
 }
 
-impl From<VerbError> for Failure {
-    fn from(e: VerbError) -> Failure {
-        Failure::refused(format!("refused: {e}")).kind(e.kind())
+/// The core's one error: its exit and line as `core_error` decides them, under its own kind.
+impl From<CoreError> for Failure {
+    fn from(e: CoreError) -> Failure {
+        Failure::new(e.exit(), e.line()).kind(e.kind())
     }
 }
 
-impl From<ReviewError> for Failure {
-    fn from(e: ReviewError) -> Failure {
-        Failure::refused(format!("refused: {e}")).kind(e.kind())
-    }
+/// The core's domain errors that reach a face directly, each as the core's one error.
+macro_rules! failure_through_core_error {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Failure {
+            fn from(e: $error) -> Failure {
+                CoreError::from(e).into()
+            }
+        }
+    )*};
 }
 
-impl From<QueueError> for Failure {
-    fn from(e: QueueError) -> Failure {
-        Failure::refused(e.to_string()).kind(e.kind())
-    }
-}
+failure_through_core_error!(QueueError, ReviewError, VerbError);

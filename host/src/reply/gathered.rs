@@ -3,8 +3,7 @@
 //! (docs/json.md holds the shapes). The CLI gathers into it under `--json`; a face that
 //! answers with one document (MCP) gathers every call into one.
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::{Entry, Row};
+use mosaic_queue_core::{Entry, Row, to_canonical};
 use serde::Serialize;
 
 use super::failure::Replied;
@@ -127,7 +126,7 @@ impl Reply for Gathered {
     }
 
     fn warn(&mut self, line: &str) {
-        self.warnings.push(mosaic_queue_core::canon::one_line(line));
+        self.warnings.push(mosaic_queue_core::one_line(line));
     }
 }
 

@@ -1,7 +1,6 @@
 //! A log entry's receipt object, as every face's JSON answer holds it (docs/json.md).
 
-use mosaic_queue_core::Row;
-use mosaic_queue_core::entry::{Args, Entry, Verb};
+use mosaic_queue_core::{Args, Entry, Row, Verb};
 use serde::Serialize;
 
 /// The row a log entry touched: every verb's arguments name it but genesis and accept-history.

@@ -2,8 +2,7 @@
 //! in once its op is durable (under the lock, before the session releases it), so a face that
 //! prints as it goes (the CLI without `--json`) shows each line when it is true.
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::{Entry, Queue, Row};
+use mosaic_queue_core::{Entry, Queue, Row, to_canonical};
 use serde::Serialize;
 
 use super::failure::{Failure, Replied};

@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::review::manifest;
-use mosaic_queue_core::rules::shown;
+use mosaic_queue_core::{manifest, shown};
 
 use crate::git;
 use crate::io::{Kind, Refusal};
@@ -90,7 +89,7 @@ fn manifest_file(root: &Path, given: &str) -> Result<Option<String>, Failure> {
 /// `--manifest-text`, `stdin`): checked as stored text first (a path holding a secret is
 /// refused as such), then as a manifest.
 pub fn manifest_text(from: &str, text: String) -> Result<Candidate, Failure> {
-    mosaic_queue_core::admission::manifest_text(&text)
+    mosaic_queue_core::manifest_text(&text)
         .map_err(|e| Failure::refused(format!("manifest {from}: {e}")))?;
     manifest::parse(&text).map_err(|e| Failure::refused(format!("manifest {from}: {e}")))?;
     Ok(Candidate {

@@ -4,10 +4,9 @@
 //! holds and never posts. Every change goes through it (`change::change_in`), whichever face
 //! asked.
 
-use mosaic_queue_core::entry::{Delivery, OutcomeArgs};
-use mosaic_queue_core::model::AttemptState;
-use mosaic_queue_core::review::{comment, locate};
-use mosaic_queue_core::{Outcome, Queue, ReviewRequest};
+use mosaic_queue_core::{
+    AttemptState, Delivery, Outcome, OutcomeArgs, Queue, ReviewRequest, comment, locate,
+};
 
 use crate::gitea::{self, PostOutcome};
 use crate::reply::{Failure, Replied, Reply, acknowledge};

@@ -2,9 +2,7 @@
 //! requesting, uncertain or in conflict. The comment is fetched and checked against the
 //! attempt before anything is logged; the entry is then one change through the store session.
 
-use mosaic_queue_core::entry::ResolveArgs;
-use mosaic_queue_core::review::comment;
-use mosaic_queue_core::verbs::Command;
+use mosaic_queue_core::{Command, ResolveArgs, comment};
 
 use crate::actor::actor;
 use crate::creds::login_of;

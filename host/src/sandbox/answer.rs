@@ -3,10 +3,10 @@
 //! answer and the buffer). Two answers compare equal exactly when the CLI would print the same
 //! line, which is what the differential test checks.
 
-use mosaic_queue_core::snapshot;
-pub use mosaic_queue_core::wire::{Answer, Reason, Refusal};
+pub use mosaic_queue_core::sandbox::{Answer, Reason, Refusal};
+use mosaic_queue_core::verify_snapshot;
 
 /// The core run natively: the reference the sandbox is held to.
 pub fn native(json: &[u8], md: &[u8], base: Option<&[u8]>) -> Answer {
-    snapshot::verify_snapshot(json, md, base).map_err(|e| Refusal::from(&e))
+    verify_snapshot(json, md, base).map_err(|e| Refusal::from(&e))
 }

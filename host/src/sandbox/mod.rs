@@ -12,7 +12,7 @@ mod tests;
 
 pub use answer::{Answer, Reason, Refusal, native};
 pub use caps::Caps;
-pub use mosaic_queue_core::wire::Malformed;
+pub use mosaic_queue_core::sandbox::Malformed;
 pub use runner::{Inputs, Sandbox, Usage};
 
 use thiserror::Error;

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use wasmtime::{Engine, Instance, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc};
 
 use super::{Answer, Caps, SandboxError, engine};
-use mosaic_queue_core::wire::{self, Malformed};
+use mosaic_queue_core::{sandbox, sandbox::Malformed};
 
 /// The module's tables never grow; this only bounds a module that tried.
 const TABLE_ELEMENTS: usize = 1 << 16;
@@ -262,7 +262,7 @@ fn read_result(store: &Store<Guard>, memory: &Memory, at: u32) -> (Result<Answer
         return (Err(Malformed::new("its address is outside memory")), 0);
     };
     match data.get(start + 4..(start + 4).saturating_add(len as usize)) {
-        Some(payload) => (wire::decode(payload), len.saturating_add(4)),
+        Some(payload) => (sandbox::decode(payload), len.saturating_add(4)),
         None => (Err(Malformed::new("its length runs outside memory")), 0),
     }
 }

@@ -2,8 +2,7 @@
 //! `commit` publishes it, each only when the witness confirms the revision and the table is a
 //! current render of it.
 
-use mosaic_queue_core::BodyStatus;
-use mosaic_queue_core::table;
+use mosaic_queue_core::{BodyStatus, markdown};
 
 use crate::reply::Failure;
 use crate::store::Loaded;
@@ -28,7 +27,7 @@ pub fn take(held: &Session, verb: &str) -> Result<(Loaded, Vec<u8>), Failure> {
     let md = held.read_table()?;
     let text =
         std::str::from_utf8(&md).map_err(|_| Failure::from(session::SessionError::TableNotUtf8))?;
-    let body = table::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
+    let body = markdown::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
     match crate::store::table_status(&loaded.queue, body) {
         BodyStatus::Current => Ok((loaded, md)),
         BodyStatus::Stale { rev: old } => Err(Failure::refused(format!(

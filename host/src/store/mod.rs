@@ -15,11 +15,12 @@ mod write;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::canon;
-use mosaic_queue_core::digest::sha256_hex;
-use mosaic_queue_core::{Args, BodyStatus, Queue, QueueError, Witness, WitnessError};
+use mosaic_queue_core::{
+    Args, BodyStatus, Queue, Witness, WitnessError, parse_canonical, sha256_hex,
+};
 use thiserror::Error;
 
+use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;
 use crate::io::{self as fsio, FsKind, Io, Kind};
 
@@ -70,10 +71,14 @@ pub enum StoreError {
     /// A queue file that is not a regular file under its cap: what it is and what to do.
     #[error("{}", .0.line())]
     Refused(fsio::Refusal),
+    /// queue.json does not verify: the core's error (`core_error`), then the step to take.
     #[error(
-        "{0}; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+        "{}; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery",
+        .0.line()
     )]
-    Invalid(#[from] QueueError),
+    Invalid(CoreError),
+    /// queue.json does not extend the witness. The store names this one finding, history lost
+    /// or rewritten, with one kind of its own, whichever the core's reason.
     #[error("{0}")]
     Witness(#[from] WitnessError),
     #[error("the witness {} is unreadable: {why}; see Manual recovery", path.display())]
@@ -106,8 +111,8 @@ impl StoreError {
     pub fn exit(&self) -> Exit {
         match self {
             StoreError::Io { .. } | StoreError::Changed => Exit::Failed,
-            StoreError::Invalid(_)
-            | StoreError::Refused(_)
+            StoreError::Invalid(e) => e.exit(),
+            StoreError::Refused(_)
             | StoreError::Witness(_)
             | StoreError::BadWitness { .. }
             | StoreError::Filesystem { .. } => Exit::Refused,
@@ -220,12 +225,14 @@ pub fn check_filesystem(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
 /// Reads the witness, `None` when there is none.
 pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, StoreError> {
     match io.read(&paths.witness, Kind::Witness) {
-        Ok(bytes) => canon::parse_canonical::<Witness>(&bytes)
-            .map(Some)
-            .map_err(|e| StoreError::BadWitness {
-                why: e.to_string(),
-                path: paths.witness.clone(),
-            }),
+        Ok(bytes) => {
+            parse_canonical::<Witness>(&bytes)
+                .map(Some)
+                .map_err(|e| StoreError::BadWitness {
+                    why: e.to_string(),
+                    path: paths.witness.clone(),
+                })
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err("read", &paths.witness)(e)),
     }
@@ -249,7 +256,7 @@ pub fn load_unchecked(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> 
     let bytes = io
         .read(&paths.queue_json, Kind::QueueJson)
         .map_err(io_err("read", &paths.queue_json))?;
-    let queue = Queue::verify(&bytes).map_err(StoreError::Invalid)?;
+    let queue = Queue::verify(&bytes).map_err(|e| StoreError::Invalid(e.into()))?;
     let sha = sha256_hex(&bytes);
     Ok(Loaded {
         bytes,

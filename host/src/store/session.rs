@@ -6,17 +6,17 @@
 use std::io;
 use std::path::Path;
 
-use mosaic_queue_core::entry::OutcomeArgs;
-use mosaic_queue_core::map::Map;
-use mosaic_queue_core::state::State;
-use mosaic_queue_core::verbs::Command;
-use mosaic_queue_core::{BodyStatus, Outcome, Queue, QueueError, VerbError, table};
+use mosaic_queue_core::{
+    BodyStatus, Command, Outcome, OutcomeArgs, Queue, QueueError, State, VerbError, markdown,
+    migration::Map,
+};
 use thiserror::Error;
 
 use super::lock::{self, Lock, LockError};
 use super::world::World;
 use super::{Loaded, Paths, StoreError};
 use crate::checkout::{self, CheckoutError};
+use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;
 use crate::io::{Io, RealIo};
 pub use crate::io::{Kind, Refusal, into_refusal, size_text};
@@ -64,10 +64,9 @@ pub enum SessionError {
     GenesisTwice,
     #[error("{0}; add both markers before genesis")]
     GenesisMarkers(String),
-    #[error("refused: {0}")]
-    Verb(#[from] VerbError),
-    #[error(transparent)]
-    Queue(#[from] QueueError),
+    /// The core refused the command or the data: its line and exit (`core_error`).
+    #[error("{}", .0.line())]
+    Core(CoreError),
     #[error(
         "op {op} recorded accept-history at rev {rev}, and history was lost again since; run accept-history with a new op id"
     )]
@@ -94,12 +93,26 @@ pub enum SessionError {
     SyncLost(String),
 }
 
+/// A core error, and the domain errors a session meets, become `SessionError::Core`.
+macro_rules! session_through_core_error {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for SessionError {
+            fn from(e: $error) -> SessionError {
+                SessionError::Core(e.into())
+            }
+        }
+    )*};
+}
+
+session_through_core_error!(CoreError, QueueError, VerbError);
+
 impl SessionError {
     pub fn exit(&self) -> Exit {
         match self {
             SessionError::Checkout(e) => e.exit(),
             SessionError::Lock(e) => e.exit(),
             SessionError::Store(e) => e.exit(),
+            SessionError::Core(e) => e.exit(),
             SessionError::WorkingDir(_) | SessionError::WriteTable(_) => Exit::Failed,
             SessionError::Rerender(_) => Exit::Uncertain,
             SessionError::NoWitness
@@ -110,8 +123,6 @@ impl SessionError {
             | SessionError::HandEdit { .. }
             | SessionError::GenesisTwice
             | SessionError::GenesisMarkers(_)
-            | SessionError::Verb(_)
-            | SessionError::Queue(_)
             | SessionError::LostAgain { .. }
             | SessionError::NothingToAccept { .. }
             | SessionError::TableStale { .. }
@@ -377,7 +388,7 @@ impl<'w> Session<'w> {
     /// hand edit (a write would overwrite it).
     pub fn table(&self, queue: &Queue, then: &'static str) -> Result<String, SessionError> {
         let md = self.table_text()?;
-        let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+        let body = markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
         if super::table_status(queue, body) == BodyStatus::Unknown {
             return Err(SessionError::HandEdit { then });
         }
@@ -456,7 +467,7 @@ impl<'w> Session<'w> {
             return Ok(());
         };
         let md = String::from_utf8_lossy(&bytes);
-        if let Ok(body) = table::body(&md)
+        if let Ok(body) = markdown::body(&md)
             && matches!(super::table_status(queue, body), BodyStatus::Stale { .. })
         {
             super::write_table(self.io, &self.paths, queue, &md).map_err(SessionError::Rerender)?;
@@ -538,8 +549,7 @@ impl<'w> Session<'w> {
         by: &str,
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(), E> {
-        use mosaic_queue_core::Args;
-        use mosaic_queue_core::verbs::AcceptHistoryCmd;
+        use mosaic_queue_core::{AcceptHistoryCmd, Args};
 
         let loaded = self.load_unchecked()?;
         let repo = self.world.repo;

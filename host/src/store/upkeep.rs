@@ -3,7 +3,7 @@
 //! visible tail made durable) and `unlock` (a dead lock removed). Each returns what the CLI
 //! prints; none logs an entry.
 
-use mosaic_queue_core::{BodyStatus, Entry, table};
+use mosaic_queue_core::{BodyStatus, Entry, markdown};
 
 use super::lock::{self, Class, Unlocked};
 use super::session::{Session, SessionError};
@@ -44,7 +44,8 @@ impl Session<'_> {
         let loaded = self.load()?;
         if current {
             let md = self.table_text()?;
-            let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+            let body =
+                markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
             match super::table_status(&loaded.queue, body) {
                 BodyStatus::Current => {}
                 BodyStatus::Stale { rev } => {
@@ -72,7 +73,7 @@ impl Session<'_> {
     pub fn render(&self, check: bool) -> Result<Rendered, SessionError> {
         let loaded = self.load()?;
         let md = self.table_text()?;
-        let body = table::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
+        let body = markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
         let rev = loaded.queue.revision();
         match super::table_status(&loaded.queue, body) {
             BodyStatus::Current => Ok(Rendered::Current(rev)),

@@ -6,9 +6,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::canon::{parse_canonical, to_canonical};
-use mosaic_queue_core::state::State;
-use mosaic_queue_core::{Queue, Row, Witness, splice};
+use mosaic_queue_core::{Queue, Row, State, Witness, layout, parse_canonical, to_canonical};
 use serde::{Deserialize, Serialize};
 
 use super::Paths;
@@ -91,11 +89,11 @@ fn try_record(
     }
     // The rows' text is copied from queue.json, or serialized when it cannot be found there.
     let serialized;
-    let rows = match splice::member_span(written.bytes, "rows") {
+    let rows = match layout::member_span(written.bytes, "rows") {
         Some(span) => &written.bytes[span],
         None => {
             serialized = to_canonical(&RowsOnly { rows: queue.rows() });
-            let span = splice::member_span(&serialized, "rows").ok_or_else(malformed)?;
+            let span = layout::member_span(&serialized, "rows").ok_or_else(malformed)?;
             &serialized[span]
         }
     };
@@ -117,7 +115,7 @@ fn try_record(
         rows_crc32: crc32fast::hash(rows),
         rows: Vec::new(),
     };
-    let bytes = splice::complete_last(to_canonical(&view), rows).ok_or_else(malformed)?;
+    let bytes = layout::complete_last(to_canonical(&view), rows).ok_or_else(malformed)?;
     replace(io, &view_path(paths), &bytes)
 }
 
@@ -164,7 +162,7 @@ impl Listing {
 /// beside it and its rows' text matches the checksum it recorded.
 pub fn load_listing(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<Listing> {
     let bytes = io.read(&view_path(paths), Kind::View).ok()?;
-    let rows = splice::member_span(&bytes, "rows")?;
+    let rows = layout::member_span(&bytes, "rows")?;
     // The rest of the view, parsed as a view with no rows.
     let mut head = Vec::with_capacity(bytes.len() - rows.len() + 2);
     head.extend_from_slice(&bytes[..rows.start]);
@@ -187,7 +185,7 @@ pub fn load_listing(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<Lis
 /// witness beside it; `None` sends the caller to the full read.
 pub fn load(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<State> {
     let bytes = io.read(&view_path(paths), Kind::View).ok()?;
-    let rows = splice::member_span(&bytes, "rows")?;
+    let rows = layout::member_span(&bytes, "rows")?;
     let view: View = parse_canonical(&bytes).ok()?;
     let whole = crc32fast::hash(&bytes[rows]) == view.rows_crc32;
     (whole && current(io, paths, witness, &view)).then(|| state_of(view))
@@ -208,7 +206,7 @@ fn state_of(view: View) -> State {
 mod tests {
     use super::*;
     use crate::io::RealIo;
-    use mosaic_queue_core::digest::sha256_hex;
+    use mosaic_queue_core::sha256_hex;
 
     const GOLDEN: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -5,8 +5,7 @@
 
 use std::time::Duration;
 
-use mosaic_queue_core::Queue;
-use mosaic_queue_core::state::State;
+use mosaic_queue_core::{Queue, State};
 
 use super::Paths;
 use super::lock::{Probe, RealProbe};

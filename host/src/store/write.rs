@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::canon::to_canonical;
-use mosaic_queue_core::digest::hex;
-use mosaic_queue_core::splice::Spliced;
-use mosaic_queue_core::{Queue, Row, Witness, splice, table};
+use mosaic_queue_core::{
+    Queue, Row, Witness, hex,
+    layout::{self, Spliced},
+    markdown, to_canonical,
+};
 use sha2::{Digest, Sha256};
 
 use super::view::Written;
@@ -150,7 +151,7 @@ pub fn confirm_tail(
 /// Writes `new` (the loaded queue plus one entry) through every durability point, then the
 /// table. `md` is QUEUE.md as read under the lock, already checked to have its markers. The
 /// new bytes reuse the log text of the loaded bytes and the text of every row still equal to
-/// the one at its place in `loaded_rows`, the rows as loaded (`splice::appended`).
+/// the one at its place in `loaded_rows`, the rows as loaded (`layout::appended`).
 pub fn write_durably(
     io: &dyn Io,
     paths: &Paths,
@@ -161,7 +162,7 @@ pub fn write_durably(
     at: &str,
 ) -> Result<Durable, StoreError> {
     let file = NewFile {
-        spliced: splice::appended(new.file(), &loaded.bytes, loaded_rows)
+        spliced: layout::appended(new.file(), &loaded.bytes, loaded_rows)
             .unwrap_or_else(|| Spliced::whole(new.to_bytes())),
         prev: &loaded.bytes,
     };
@@ -307,7 +308,7 @@ pub fn write_table(
     queue: &Queue,
     md: &str,
 ) -> Result<(), std::io::Error> {
-    let text = table::splice(md, &queue.render_body())
+    let text = markdown::splice(md, &queue.render_body())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     replace(io, &paths.queue_md, text.as_bytes(), "table")?;
     io.sync_dir(&paths.plans)

@@ -4,10 +4,7 @@
 
 pub mod number;
 
-use mosaic_queue_core::entry::{Evidence, SetField, SetValue};
-use mosaic_queue_core::model::VerdictKind;
-use mosaic_queue_core::rules::shown;
-use mosaic_queue_core::{Status, rules};
+use mosaic_queue_core::{Evidence, SetField, SetValue, Status, VerdictKind, shown};
 
 use self::number::NumberError;
 use crate::reply::Failure;
@@ -122,8 +119,8 @@ pub fn verdict(text: &str) -> Result<VerdictKind, Failure> {
 /// Refuses a malformed or token-like op id before anything is read or written (the lock
 /// records the op), so a typo costs nothing and a pasted secret goes nowhere.
 pub fn check_op(op: &str) -> Result<(), Failure> {
-    rules::check_op(op)
-        .and_then(|()| mosaic_queue_core::admission::check_op(op))
+    mosaic_queue_core::check_op(op)
+        .and_then(|()| mosaic_queue_core::check_new_op(op))
         .map_err(Failure::from)
 }
 

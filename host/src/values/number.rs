@@ -3,8 +3,7 @@
 //! every verb and list: a value that is no number, or a number too large, is invalid data
 //! (exit 2) refused in one line that names the argument, before anything is read or written.
 
-use mosaic_queue_core::canon::MAX_SAFE_INTEGER;
-use mosaic_queue_core::rules::shown;
+use mosaic_queue_core::{MAX_SAFE_INTEGER, shown};
 
 use crate::reply::Failure;
 

@@ -1651,7 +1651,7 @@ fn gitea() -> Vec<Case> {
 /// bodies stand in: replay does not re-render them), and checked with `verify --snapshot`,
 /// since their canonical root is not the checkout's.
 fn dependencies() -> Vec<Case> {
-    use mosaic_queue_core::entry::CURRENT_SEMANTICS;
+    use mosaic_queue_core::CURRENT_SEMANTICS;
     const ROWS: u64 = 20_000;
     let snapshot = |name: &str,
                     steps: &[(u64, Vec<u64>)],
@@ -1740,11 +1740,12 @@ fn dependencies() -> Vec<Case> {
 /// `dependencies`), every entry by the lead under `semantics`; an entry the core refuses is
 /// logged all the same, for replay to refuse (the first one's rev is returned).
 fn deps_snapshot(steps: &[(u64, Vec<u64>)], semantics: u8) -> (Vec<u8>, Vec<u8>, Option<u64>) {
-    use mosaic_queue_core::body::Body;
-    use mosaic_queue_core::entry::{AddArgs, Args, GenesisArgs, MapRow, SetArgs, SetField};
-    use mosaic_queue_core::entry::{Entry, SetValue};
-    use mosaic_queue_core::verbs::{self, Ctx};
-    use mosaic_queue_core::{Queue, Status, canon, digest, render, table};
+    use mosaic_queue_core::{
+        AddArgs, Args, Body, Entry, GenesisArgs, MapRow, Queue, SetArgs, SetField, SetValue,
+        Status,
+        internal::{self, Ctx},
+        markdown, sha256, to_canonical,
+    };
     const AT: &str = "2026-11-29T10:00:00.000Z";
     let row = MapRow {
         id: 1,
@@ -1795,7 +1796,7 @@ fn deps_snapshot(steps: &[(u64, Vec<u64>)], semantics: u8) -> (Vec<u8>, Vec<u8>,
             at: AT,
             semantics,
         };
-        let receipt = verbs::apply(&mut state, &args, &ctx).unwrap_or_else(|_| {
+        let receipt = internal::apply(&mut state, &args, &ctx).unwrap_or_else(|_| {
             refused.get_or_insert(rev);
             format!("set {id} after")
         });
@@ -1807,16 +1808,16 @@ fn deps_snapshot(steps: &[(u64, Vec<u64>)], semantics: u8) -> (Vec<u8>, Vec<u8>,
             semantics,
             args,
             receipt,
-            body: Body::Sha256(digest::sha256(op.as_bytes())),
+            body: Body::Sha256(sha256(op.as_bytes())),
             op,
         });
         file.revision = rev;
     }
-    let body = render::render_body_under(&state, semantics);
+    let body = markdown::render_body_under(&state, semantics);
     if let Some(last) = file.log.last_mut() {
-        last.body = Body::Sha256(digest::sha256(body.as_bytes()));
+        last.body = Body::Sha256(sha256(body.as_bytes()));
     }
     file.rows.clone_from(&state.rows);
-    let md = format!("# Queue\n\n{}\n{body}{}\n", table::BEGIN, table::END);
-    (canon::to_canonical(&file), md.into_bytes(), refused)
+    let md = format!("# Queue\n\n{}\n{body}{}\n", markdown::BEGIN, markdown::END);
+    (to_canonical(&file), md.into_bytes(), refused)
 }

@@ -3,9 +3,11 @@
 //! bytes and fits queue.json (ids and issues from 1 to 2^53-1), whatever is refused had no such
 //! value, and every refusal is one line that repeats nothing unsafe to echo.
 
-use mosaic_queue_core::admission::{credential, invisible};
-use mosaic_queue_core::canon::MAX_SAFE_INTEGER;
-use mosaic_queue_core::review::gitea::{self, CommentError};
+use mosaic_queue_core::{
+    MAX_SAFE_INTEGER, credential,
+    gitea::{self, CommentError},
+    invisible,
+};
 use serde_json::Value;
 
 /// Checks the invariant on one input; panics when it does not hold.

@@ -9,8 +9,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use mosaic_queue_core::ReviewError;
-use mosaic_queue_core::review::manifest;
+use mosaic_queue_core::{ReviewError, manifest};
 use sha2::{Digest, Sha256};
 
 /// Checks the invariant on one input; panics when it does not hold.

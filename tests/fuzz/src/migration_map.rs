@@ -6,9 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use mosaic_queue_core::entry::MapRow;
-use mosaic_queue_core::map::{self, Map};
-use mosaic_queue_core::{Queue, Status};
+use mosaic_queue_core::{
+    MapRow, Queue, Status,
+    migration::{self, Map},
+};
 
 fn cell(text: &str) -> String {
     text.replace('|', "\\|")
@@ -62,7 +63,7 @@ pub fn check(bytes: &[u8]) {
         return;
     };
     let (text, md) = input.split_once('\0').unwrap_or((input, ""));
-    let Ok(m) = map::parse(text) else {
+    let Ok(m) = migration::parse(text) else {
         return;
     };
     assert!(!m.rows.is_empty());
@@ -70,10 +71,10 @@ pub fn check(bytes: &[u8]) {
     let ids: BTreeSet<u64> = m.rows.iter().map(|r| r.id).collect();
     assert_eq!(ids.len(), m.rows.len(), "a map with an id twice");
     m.rows.iter().for_each(check_row);
-    let back = map::parse(&write_back(&m)).expect("the map written back does not parse");
+    let back = migration::parse(&write_back(&m)).expect("the map written back does not parse");
     assert_eq!(back, m, "the map written back parses otherwise");
     assert!(
-        map::drift(&m, md, md).lines.is_empty(),
+        migration::drift(&m, md, md).lines.is_empty(),
         "drift against the same text"
     );
     let Ok(args) = m.genesis_args("main", "/srv/q", md) else {

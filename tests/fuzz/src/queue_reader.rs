@@ -3,17 +3,18 @@
 //! re-serializes to the same bytes; whatever verify accepts replays to the same rows and
 //! revision, and its own bytes verify again. Witnesses go through the same reader.
 
-use mosaic_queue_core::canon::{self, MAX_SAFE_INTEGER};
-use mosaic_queue_core::replay::replay;
-use mosaic_queue_core::{Queue, QueueFile, Witness, reader};
+use mosaic_queue_core::{
+    MAX_SAFE_INTEGER, Queue, QueueFile, Witness, internal, parse_canonical, parse_reference,
+    replay, to_canonical,
+};
 
 /// Checks the invariant on one input; panics when it does not hold.
 pub fn check(bytes: &[u8]) {
-    let canonical = canon::parse_canonical::<QueueFile>(bytes);
-    let reference = canon::parse_reference::<QueueFile>(bytes);
+    let canonical = parse_canonical::<QueueFile>(bytes);
+    let reference = parse_reference::<QueueFile>(bytes);
     assert_eq!(canonical.is_ok(), reference.is_ok(), "the readers disagree");
     if let Ok(text) = core::str::from_utf8(bytes)
-        && let Ok(strict) = reader::read::<QueueFile>(text)
+        && let Ok(strict) = internal::read::<QueueFile>(text)
     {
         // The fast reader never accepts what the reference refuses.
         assert_eq!(
@@ -25,7 +26,7 @@ pub fn check(bytes: &[u8]) {
     if let (Ok(a), Ok(b)) = (&canonical, &reference) {
         assert_eq!(a, b);
         assert_eq!(
-            canon::to_canonical(a),
+            to_canonical(a),
             bytes,
             "accepted bytes re-serialize differently"
         );
@@ -47,9 +48,9 @@ pub fn check(bytes: &[u8]) {
         let _ = queue.body_status(&body);
         let _ = queue.next("darkwing");
     }
-    if let Ok(w) = canon::parse_canonical::<Witness>(bytes) {
+    if let Ok(w) = parse_canonical::<Witness>(bytes) {
         assert_eq!(
-            canon::to_canonical(&w),
+            to_canonical(&w),
             bytes,
             "a witness re-serializes differently"
         );

@@ -4,8 +4,7 @@
 //! table (a queue that takes a write it cannot read back is bricked); a retried op changes
 //! nothing and answers its first receipt.
 
-use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::{Command, Outcome, Queue};
+use mosaic_queue_core::{Command, GenesisArgs, Outcome, Queue};
 use serde_json::Value;
 
 const SCENARIOS: [&str; 2] = [

@@ -4,8 +4,7 @@
 //! current render, and its log extends the base's entry for entry; a failing one names why
 //! in one line.
 
-use mosaic_queue_core::snapshot::verify_snapshot;
-use mosaic_queue_core::{BodyStatus, Queue, table};
+use mosaic_queue_core::{BodyStatus, Queue, markdown, verify_snapshot};
 
 /// Checks the invariant on one input; panics when it does not hold.
 pub fn check(bytes: &[u8]) {
@@ -20,7 +19,7 @@ pub fn check(bytes: &[u8]) {
             let queue = Queue::verify(json).expect("passed a queue that does not verify");
             assert_eq!(v.revision, queue.revision());
             let md = core::str::from_utf8(md).expect("passed a table that is not UTF-8");
-            let body = table::body(md).expect("passed a table without markers");
+            let body = markdown::body(md).expect("passed a table without markers");
             assert_eq!(queue.body_status(body), BodyStatus::Current);
             match (base, v.base_revision) {
                 (None, None) => {}

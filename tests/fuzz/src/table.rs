@@ -4,7 +4,7 @@
 //! byte outside the markers and reads back as that body; a body's status against a log
 //! follows its hash.
 
-use mosaic_queue_core::table::{self, BEGIN, END};
+use mosaic_queue_core::{markdown, markdown::BEGIN, markdown::END};
 
 /// Whether `text` can stand between the markers and be found again: it ends a line (or is
 /// empty) and has no line that is a marker.
@@ -22,15 +22,15 @@ pub fn check(bytes: &[u8]) {
         return;
     };
     let (md, new) = input.split_once('\0').unwrap_or((input, ""));
-    let Ok(range) = table::body_range(md) else {
+    let Ok(range) = markdown::body_range(md) else {
         assert!(
-            table::splice(md, new).is_err(),
+            markdown::splice(md, new).is_err(),
             "splice accepted what body refused"
         );
         return;
     };
     let body = &md[range.clone()];
-    assert_eq!(table::body(md).unwrap(), body);
+    assert_eq!(markdown::body(md).unwrap(), body);
     // The body starts right after the begin marker's line and ends where the end marker's does.
     let before = &md[..range.start];
     let begin_line = before
@@ -42,14 +42,14 @@ pub fn check(bytes: &[u8]) {
     assert_eq!(end_line.trim_end_matches('\r'), END);
     assert!(range.end == 0 || md.as_bytes()[range.end - 1] == b'\n');
     assert_eq!(
-        table::splice(md, body).unwrap(),
+        markdown::splice(md, body).unwrap(),
         md,
         "splicing the same body changed the text"
     );
     if splices_cleanly(new) {
-        let spliced = table::splice(md, new).unwrap();
+        let spliced = markdown::splice(md, new).unwrap();
         assert_eq!(
-            table::body(&spliced).unwrap(),
+            markdown::body(&spliced).unwrap(),
             new,
             "the new body reads back otherwise"
         );

@@ -217,6 +217,9 @@ impl<'ast> Visit<'ast> for Paths {
         syn::visit::visit_item(self, item);
     }
 
+    /// `pub(crate)` and `pub(in crate::x)` say who may see an item; they import nothing.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         flatten(&u.tree, &mut Vec::new(), &mut self.found);
     }

@@ -27,7 +27,7 @@ pub fn token(login: &str) -> String {
 
 /// The Gitea login a seat posts as: the core's rule, the one definition.
 pub fn login_of(seat: &str) -> &str {
-    mosaic_queue_core::rules::gitea_login(seat)
+    mosaic_queue_core::gitea_login(seat)
 }
 
 /// The request comment's two marker lines.

@@ -3,11 +3,10 @@
 //! seed. Shared by `bench-core`, `bench-host`, `bench-faces` and the sandbox's tests, so they
 //! measure one log.
 
-use mosaic_queue_core::entry::{
-    AssignArgs, GenesisArgs, IdArgs, MapRow, MoveArgs, NoteArgs, SetArgs, SetField, SetValue,
+use mosaic_queue_core::{
+    AssignArgs, Command, GenesisArgs, IdArgs, MapRow, MoveArgs, NewRow, NoteArgs, Outcome, Queue,
+    SetArgs, SetField, SetValue, Status,
 };
-use mosaic_queue_core::verbs::NewRow;
-use mosaic_queue_core::{Command, Outcome, Queue, Status};
 
 // ---- deterministic inputs: a small PRNG and a clock that prints like toISOString ----
 

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 /// The verbs as `Command` spells them, in its order (the unknown-verb message lists them): the
 /// core's one table.
-const VERBS: &[&str] = &mosaic_queue_core::verbs::COMMAND_VERBS;
+const VERBS: &[&str] = &mosaic_queue_core::COMMAND_VERBS;
 
 const TAG: &str = "verb";
 

@@ -1,9 +1,10 @@
 //! Core errors as JavaScript `Error`s: the message is the error's one-line text, `code` its
-//! stable `kind()`, and `refused` the verb refusal inside a replay's `entry-refused`. Every
-//! core error type passes through `Refusal`, so the conversions live here and not in core.
+//! stable `kind()`, and `refused` the verb refusal inside a replay's `entry-refused`. The
+//! core's one `Error` becomes a `Refusal` in one place here (each domain error goes through
+//! it), so the conversion lives here and not in core.
 
-use mosaic_queue_core::snapshot::SnapshotError;
-use mosaic_queue_core::{CanonError, MapError, QueueError, ReplayError, TableError, VerbError};
+use mosaic_queue_core::{CanonError, Error as CoreError, MapError, QueueError, SnapshotError};
+use mosaic_queue_core::{TableError, VerbError};
 use thiserror::Error;
 use wasm_bindgen::prelude::*;
 
@@ -56,59 +57,35 @@ impl Refusal {
     }
 }
 
-/// The verb refusal behind an invalid queue file, when replay is what refused it.
-fn refused_in(err: &QueueError) -> Option<&'static str> {
-    match err {
-        QueueError::Replay(ReplayError::Refused { source, .. }) => Some(source.kind()),
-        _ => None,
-    }
-}
-
-impl From<QueueError> for Refusal {
-    fn from(err: QueueError) -> Refusal {
+/// The one conversion of a core error: its line, its kind, and the verb refusal behind it.
+impl From<CoreError> for Refusal {
+    fn from(err: CoreError) -> Refusal {
         Refusal {
-            refused: refused_in(&err),
+            refused: err.refused(),
             ..Refusal::new(err.kind(), &err)
         }
     }
 }
 
-impl From<SnapshotError> for Refusal {
-    fn from(err: SnapshotError) -> Refusal {
-        let refused = match &err {
-            SnapshotError::Invalid(q) | SnapshotError::BaseInvalid(q) => refused_in(q),
-            _ => None,
-        };
-        Refusal {
-            refused,
-            ..Refusal::new(err.kind(), &err)
+/// Each domain error the node API meets, through `CoreError`.
+macro_rules! through_core_error {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Refusal {
+            fn from(err: $error) -> Refusal {
+                CoreError::from(err).into()
+            }
         }
-    }
+    )*};
 }
 
-impl From<CanonError> for Refusal {
-    fn from(err: CanonError) -> Refusal {
-        Refusal::new(err.kind(), &err)
-    }
-}
-
-impl From<VerbError> for Refusal {
-    fn from(err: VerbError) -> Refusal {
-        Refusal::new(err.kind(), &err)
-    }
-}
-
-impl From<TableError> for Refusal {
-    fn from(err: TableError) -> Refusal {
-        Refusal::new(err.kind(), &err)
-    }
-}
-
-impl From<MapError> for Refusal {
-    fn from(err: MapError) -> Refusal {
-        Refusal::new(err.kind(), &err)
-    }
-}
+through_core_error!(
+    CanonError,
+    MapError,
+    QueueError,
+    SnapshotError,
+    TableError,
+    VerbError
+);
 
 impl From<ArgumentError> for Refusal {
     fn from(err: ArgumentError) -> Refusal {

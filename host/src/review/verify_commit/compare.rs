@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use mosaic_queue_core::review::manifest::Listed;
+use mosaic_queue_core::manifest::Listed;
 
 use super::objects::{Entry, Kind, PathChange};
 

@@ -7,8 +7,7 @@ mod objects;
 
 use std::path::Path;
 
-use mosaic_queue_core::model::Round;
-use mosaic_queue_core::review::{self, manifest};
+use mosaic_queue_core::{Round, current_round, manifest};
 use thiserror::Error;
 
 use self::compare::Mismatch;
@@ -47,7 +46,7 @@ pub enum VerifyCommitError {
         round: u32,
         candidate: String,
     },
-    /// `reference` as `rules::shown` quotes it (its start, for a long one).
+    /// `reference` as the core's `shown` quotes it (its start, for a long one).
     #[error("{reference} names no commit or tree here; pass a branch, tag, commit or tree id")]
     UnknownRef { reference: String },
     /// The queue keeps only the commit id; the objects live in git (Known windows and limits).
@@ -120,7 +119,7 @@ fn shown(reference: &str) -> String {
 pub fn verify_commit(id: u64, reference: &str, reply: &mut dyn Reply) -> Replied {
     let seen = load_for_read(reply)?;
     let row = seen.state.row(id).map_err(Failure::from)?;
-    let round = review::current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
+    let round = current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
     let candidate = round
         .candidate
         .as_deref()
@@ -130,7 +129,7 @@ pub fn verify_commit(id: u64, reference: &str, reply: &mut dyn Reply) -> Replied
         })?;
     let dir = std::env::current_dir().map_err(|e| Failure::failed(e.to_string()))?;
     let tree = objects::tree_of(&dir, reference).ok_or_else(|| VerifyCommitError::UnknownRef {
-        reference: mosaic_queue_core::rules::shown(reference),
+        reference: mosaic_queue_core::shown(reference),
     })?;
     // From semantics 4 a round keeps only the digest; the text is in the log, which the read
     // view does not hold.

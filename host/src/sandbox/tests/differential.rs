@@ -2,8 +2,7 @@
 //! golden pairs (alone, against each other and against broken tables and bases), every state
 //! of every scenario against earlier and later ones, and the whole bad-input corpus.
 
-use mosaic_queue_core::entry::GenesisArgs;
-use mosaic_queue_core::{Command, Queue};
+use mosaic_queue_core::{Command, GenesisArgs, Queue};
 use serde::Deserialize;
 
 use super::{fixtures, md, read, sandbox};

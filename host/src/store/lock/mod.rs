@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use mosaic_queue_core::canon::{one_line, parse_canonical, to_canonical};
+use mosaic_queue_core::{one_line, parse_canonical, to_canonical};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 

@@ -9,8 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
-use mosaic_queue_core::Queue;
-use mosaic_queue_core::state::State;
+use mosaic_queue_core::{Queue, State};
 
 use super::Paths;
 use super::lock::Probe;

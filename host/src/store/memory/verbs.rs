@@ -2,7 +2,7 @@
 //! calls as the CLI's verb and prints the line a crash check reads (a change's receipt, and an
 //! `ok` line for the verbs that answer otherwise). Parsing and the CLI's wording stay the CLI's.
 
-use mosaic_queue_core::{BodyStatus, Command, Queue, map, table};
+use mosaic_queue_core::{BodyStatus, Command, Queue, markdown, migration};
 
 use super::{Failed, MAP, Process, Ran};
 use crate::doctor::{self, Report};
@@ -37,7 +37,7 @@ impl Process<'_> {
 
     /// `genesis --map MAP` from the checkout's map, on `main`.
     pub fn genesis(&self, op: &str, by: &str) -> Ran {
-        let map = map::parse(MAP).map_err(|e| Failed {
+        let map = migration::parse(MAP).map_err(|e| Failed {
             exit: Exit::Refused,
             message: e.to_string(),
         })?;
@@ -150,7 +150,7 @@ impl Process<'_> {
             ));
         }
         let text = String::from_utf8_lossy(&md);
-        let current = table::body(&text).is_ok_and(|body| {
+        let current = markdown::body(&text).is_ok_and(|body| {
             crate::store::table_status(&loaded.queue, body) == BodyStatus::Current
         });
         if !current {

@@ -5,8 +5,7 @@
 
 use std::sync::Mutex;
 
-use mosaic_queue_core::entry::OutcomeArgs;
-use mosaic_queue_core::{Command, Outcome, Queue, ReviewRequest};
+use mosaic_queue_core::{Command, Outcome, OutcomeArgs, Queue, ReviewRequest};
 use serde_json::json;
 
 use crate::exit::Exit;

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use mosaic_queue_core::canon::to_canonical;
+use mosaic_queue_core::to_canonical;
 use serde_json::json;
 
 use super::scenarios::cmd;

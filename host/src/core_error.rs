@@ -1,0 +1,56 @@
+//! The core's one error as the host ends a command on it, decided here and nowhere else: every
+//! core error is invalid data or a change the rules refuse (exit 2) under the core's stable
+//! kind, and its line is the core's own. The session, the store and every face take it from
+//! here.
+
+pub use mosaic_queue_core::Error as CoreError;
+
+use crate::exit::Exit;
+
+/// How the host ends a command on a core error, as every host error type does (`exit()`).
+pub trait Ending {
+    /// Invalid data or a refused change, whichever rule of the core it was: exit 2.
+    fn exit(&self) -> Exit;
+
+    /// The one line to print: the core's own, after `refused: ` where a rule refused the
+    /// command itself (a verb's or a review's) rather than the data it read.
+    fn line(&self) -> String;
+}
+
+impl Ending for CoreError {
+    fn exit(&self) -> Exit {
+        Exit::Refused
+    }
+
+    fn line(&self) -> String {
+        match self {
+            CoreError::Verb(_) | CoreError::Review(_) => format!("refused: {self}"),
+            _ => self.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mosaic_queue_core::{QueueError, ReplayError, VerbError};
+
+    #[test]
+    fn a_refused_command_says_so_and_invalid_data_speaks_for_itself() {
+        let verb = CoreError::from(VerbError::NoSuchRow { id: 7 });
+        assert_eq!(
+            verb.line(),
+            "refused: no row 7 in the queue; `mosaic-queue list` shows the rows"
+        );
+        assert_eq!((verb.exit(), verb.kind()), (Exit::Refused, "no-such-row"));
+        let invalid = CoreError::from(QueueError::Replay(ReplayError::EmptyLog));
+        assert_eq!(
+            invalid.line(),
+            "queue.json is invalid: the log is empty; a queue file starts with its genesis entry"
+        );
+        assert_eq!(
+            (invalid.exit(), invalid.kind()),
+            (Exit::Refused, "empty-log")
+        );
+    }
+}
