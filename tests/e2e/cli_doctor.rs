@@ -457,6 +457,25 @@ fn an_invalid_queue_json_names_the_byte() {
     );
 }
 
+/// A repository with no docs/plans at all: the queue is missing (and, in this bare repository,
+/// the guard's script), and nothing is said about the filesystem of a folder that is not there.
+#[test]
+fn a_checkout_without_docs_plans_is_a_missing_queue_only() {
+    let repo = Repo::bare("doctor-no-plans");
+    repo.git(&["rm", "-q", "-r", "docs"]);
+    repo.git(&["commit", "-q", "-m", "no queue here"]);
+    assert!(!repo.path("docs/plans").exists());
+    let (text, code, doc) = doctor(&repo);
+    assert_eq!(
+        (text, code),
+        (
+            "no-queue: docs/plans/queue.json does not exist: genesis has not run, or did not survive a crash (a retry of its op starts the queue): run `mosaic-queue genesis --map MAP --op OP --by jason`\nguard: HEAD has no scripts/git-hooks/pre-commit, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`\n".to_owned(),
+            2
+        )
+    );
+    assert_eq!(doc["findings"].as_array().map(Vec::len), Some(2), "{doc}");
+}
+
 #[test]
 fn genesis_not_committed_and_no_queue_yet() {
     let repo = Repo::bare("doctor-genesis");

@@ -35,7 +35,14 @@ pub(super) fn inspect(
     out: &mut Vec<Finding>,
 ) -> Option<u64> {
     let (io, repo) = (world.io, world.repo);
-    if let Err(e) = store::check_filesystem(io, paths) {
+    // A checkout with no docs/plans yet keeps no queue there to make durable: the no-queue
+    // finding below says what to do, and a filesystem finding about a missing folder would not.
+    let no_plans = io
+        .fs_kind(&paths.plans)
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+    if let Err(e) = store::check_filesystem(io, paths)
+        && !no_plans
+    {
         out.push(Finding::person(
             Kind::Filesystem,
             format!("{e}: move the checkout to one (docs/durability.md)"),

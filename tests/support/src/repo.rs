@@ -373,7 +373,10 @@ impl Repo {
     /// Every file under docs/plans (recursively) and every `.git/mosaic-queue.*` entry.
     pub fn snapshot(&self) -> Snapshot {
         let mut files = Snapshot::new();
-        collect(&self.root, &self.path("docs/plans"), &mut files);
+        // A checkout with no docs/plans has nothing there to keep.
+        if self.path("docs/plans").exists() {
+            collect(&self.root, &self.path("docs/plans"), &mut files);
+        }
         for entry in std::fs::read_dir(self.path(".git")).unwrap() {
             let entry = entry.unwrap();
             if entry
