@@ -332,28 +332,7 @@ impl Scenario<'_> {
         {
             wanted.push(("a lock's temp file", &["lock-temp-files"]));
         }
-        for (what, kinds) in &wanted {
-            if !kinds.iter().any(|k| named.contains(k)) {
-                return Err(format!(
-                    "doctor did not recognize {what} (expected one of {kinds:?}, named {named:?})"
-                ));
-            }
-        }
-        const UNSEEN: &[&str] = &[
-            "table-stale",
-            "unacknowledged",
-            "genesis-not-committed",
-            "review-unresolved",
-        ];
-        for kind in &named {
-            let called = wanted.iter().any(|(_, kinds)| kinds.contains(kind));
-            if !called && !UNSEEN.contains(kind) {
-                return Err(format!(
-                    "doctor named {kind}, which the files do not call for"
-                ));
-            }
-        }
-        Ok(())
+        support::findings::recognized(&wanted, &named)
     }
 
     /// A review request's comment is on Gitea at most once: no retry or cure posted again.

@@ -365,28 +365,7 @@ impl Look<'_> {
     fn recognized(&self, findings: &[Finding]) -> Result<(), String> {
         let named: BTreeSet<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
         let wanted = self.called_for();
-        for (what, kinds) in &wanted {
-            if !kinds.iter().any(|k| named.contains(k)) {
-                return Err(format!(
-                    "doctor did not recognize {what} (expected one of {kinds:?}, named {named:?})"
-                ));
-            }
-        }
-        const UNSEEN: &[&str] = &[
-            "table-stale",
-            "unacknowledged",
-            "genesis-not-committed",
-            "review-unresolved",
-        ];
-        for kind in &named {
-            let called = wanted.iter().any(|(_, kinds)| kinds.contains(kind));
-            if !called && !UNSEEN.contains(kind) {
-                return Err(format!(
-                    "doctor named {kind}, which the files do not call for"
-                ));
-            }
-        }
-        Ok(())
+        support::findings::recognized(&wanted, &named)
     }
 
     /// What the files call for, each with the kinds that name it.
