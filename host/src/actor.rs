@@ -37,6 +37,17 @@ pub fn actor(by: Option<&str>, reply: &mut dyn Reply) -> Result<String, Failure>
 /// anything is read; `prime` and `next --explain` answer the same way. `verb` names the verb
 /// in the refusal.
 pub fn seat_or_agent(seat: Option<String>, verb: &str) -> Result<String, Failure> {
+    seat_or(
+        seat,
+        &format!(
+            "refused: {verb} needs a seat: pass `mosaic-queue {verb} SEAT` or set MOSAIC_AGENT_NAME"
+        ),
+    )
+}
+
+/// `seat`, else `$MOSAIC_AGENT_NAME` (an empty one counts as unset), checked as every verb
+/// checks a seat; `missing` is the refusal when neither names one.
+pub fn seat_or(seat: Option<String>, missing: &str) -> Result<String, Failure> {
     let seat = match seat {
         Some(s) => s,
         None => match std::env::var_os("MOSAIC_AGENT_NAME") {
@@ -46,11 +57,7 @@ pub fn seat_or_agent(seat: Option<String>, verb: &str) -> Result<String, Failure
                     v.to_string_lossy()
                 ))
             })?,
-            _ => {
-                return Err(Failure::refused(format!(
-                    "refused: {verb} needs a seat: pass `mosaic-queue {verb} SEAT` or set MOSAIC_AGENT_NAME"
-                )));
-            }
+            _ => return Err(Failure::refused(missing)),
         },
     };
     mosaic_queue_core::check_seat(&seat)?;

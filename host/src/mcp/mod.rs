@@ -36,24 +36,10 @@ pub fn serve_stdio(seat: Option<String>) -> Replied {
 
 /// The seat: `--seat`, else `$MOSAIC_AGENT_NAME`, checked as every verb checks a seat.
 pub fn seat_of(seat: Option<String>) -> Result<String, Failure> {
-    let seat = match seat {
-        Some(s) => s,
-        None => match std::env::var_os("MOSAIC_AGENT_NAME") {
-            Some(v) if !v.is_empty() => v.into_string().map_err(|v| {
-                Failure::refused(format!(
-                    "refused: MOSAIC_AGENT_NAME {:?} is not a seat name; set it to your seat",
-                    v.to_string_lossy()
-                ))
-            })?,
-            _ => {
-                return Err(Failure::refused(
-                    "refused: mcp needs a seat: pass --seat SEAT or set MOSAIC_AGENT_NAME",
-                ));
-            }
-        },
-    };
-    mosaic_queue_core::check_seat(&seat)?;
-    Ok(seat)
+    crate::actor::seat_or(
+        seat,
+        "refused: mcp needs a seat: pass --seat SEAT or set MOSAIC_AGENT_NAME",
+    )
 }
 
 /// Serves MCP for `seat` on `input` and `output` until input ends (exit 0), on a runtime of
