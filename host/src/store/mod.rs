@@ -2,6 +2,7 @@
 //! witness, and the write protocol with its three points (visible, durable, acknowledged).
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
+pub mod archive;
 pub mod lock;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod memory;
@@ -37,6 +38,8 @@ pub struct Paths {
     pub plans: PathBuf,
     pub queue_json: PathBuf,
     pub queue_md: PathBuf,
+    /// `docs/plans/archive/`, where each cut's archive is written once.
+    pub archive: PathBuf,
     pub witness: PathBuf,
     pub lock: PathBuf,
     pub gate: PathBuf,
@@ -50,6 +53,7 @@ impl Paths {
             root: root.to_path_buf(),
             queue_json: plans.join("queue.json"),
             queue_md: plans.join("QUEUE.md"),
+            archive: plans.join("archive"),
             witness: git_dir.join("mosaic-queue.head"),
             lock: git_dir.join("mosaic-queue.lock"),
             gate: git_dir.join("mosaic-queue.unlock"),
@@ -101,6 +105,18 @@ pub enum StoreError {
         source: io::Error,
     },
     #[error(
+        "the queue's epoch names {0} as an archive, which is not docs/plans/archive/epoch-NNNN.json; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+    )]
+    ArchiveName(String),
+    #[error(
+        "{file} is missing, and the queue's epoch names it; restore it from git (`git checkout -- {file}`)"
+    )]
+    ArchiveMissing { file: String },
+    #[error(
+        "{file} does not hold the bytes the queue's epoch names (edited or swapped?); restore it from git (`git checkout -- {file}`): an archive is never changed"
+    )]
+    ArchiveChanged { file: String },
+    #[error(
         "rev {rev} is durable but QUEUE.md was not rewritten ({source}); retry the same op: it renders the table and prints the receipt"
     )]
     TableNotWritten { rev: u64, source: io::Error },
@@ -115,7 +131,10 @@ impl StoreError {
             StoreError::Refused(_)
             | StoreError::Witness(_)
             | StoreError::BadWitness { .. }
-            | StoreError::Filesystem { .. } => Exit::Refused,
+            | StoreError::Filesystem { .. }
+            | StoreError::ArchiveName(_)
+            | StoreError::ArchiveMissing { .. }
+            | StoreError::ArchiveChanged { .. } => Exit::Refused,
             StoreError::NotDurable { .. } | StoreError::TableNotWritten { .. } => Exit::Uncertain,
         }
     }
@@ -132,6 +151,9 @@ impl StoreError {
             StoreError::NotDurable { .. } => "not-durable",
             StoreError::Refused(r) => r.kind_name(),
             StoreError::TableNotWritten { .. } => "table-not-written",
+            StoreError::ArchiveName(_) => "archive-name",
+            StoreError::ArchiveMissing { .. } => "archive-missing",
+            StoreError::ArchiveChanged { .. } => "archive-changed",
         }
     }
 

@@ -344,6 +344,9 @@ mod tests {
         fn remove(&self, path: &Path) -> io::Result<()> {
             RealIo.remove(path)
         }
+        fn create_dir(&self, dir: &Path) -> io::Result<()> {
+            RealIo.create_dir(dir)
+        }
         fn sync_dir(&self, dir: &Path) -> io::Result<()> {
             RealIo.sync_dir(dir)
         }
