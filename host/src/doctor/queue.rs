@@ -268,6 +268,8 @@ fn lost(e: &WitnessError) -> String {
         WitnessError::FileChanged { revision } => format!(
             "history was rewritten: queue.json at rev {revision} is not the file the witness saw (it was changed after its write)"
         ),
+        // Answered through the archives before it gets here; said as the core says it.
+        WitnessError::BeforeEpoch { .. } | WitnessError::Archive { .. } => e.to_string(),
     }
 }
 
