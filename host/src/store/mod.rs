@@ -3,6 +3,7 @@
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
 pub mod archive;
+pub mod cut;
 pub mod lock;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod memory;
@@ -27,7 +28,7 @@ use crate::io::{self as fsio, FsKind, Io, Kind};
 
 pub use write::{
     Durable, confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table,
-    write_witness,
+    write_whole, write_witness,
 };
 
 /// The queue's files in a checkout.
@@ -117,6 +118,10 @@ pub enum StoreError {
     )]
     ArchiveChanged { file: String },
     #[error(
+        "{file} holds the bytes the queue's epoch names but does not parse ({why}); restore docs/plans/queue.json and the archive from git, or see Manual recovery"
+    )]
+    ArchiveInvalid { file: String, why: String },
+    #[error(
         "rev {rev} is durable but QUEUE.md was not rewritten ({source}); retry the same op: it renders the table and prints the receipt"
     )]
     TableNotWritten { rev: u64, source: io::Error },
@@ -134,7 +139,8 @@ impl StoreError {
             | StoreError::Filesystem { .. }
             | StoreError::ArchiveName(_)
             | StoreError::ArchiveMissing { .. }
-            | StoreError::ArchiveChanged { .. } => Exit::Refused,
+            | StoreError::ArchiveChanged { .. }
+            | StoreError::ArchiveInvalid { .. } => Exit::Refused,
             StoreError::NotDurable { .. } | StoreError::TableNotWritten { .. } => Exit::Uncertain,
         }
     }
@@ -154,6 +160,7 @@ impl StoreError {
             StoreError::ArchiveName(_) => "archive-name",
             StoreError::ArchiveMissing { .. } => "archive-missing",
             StoreError::ArchiveChanged { .. } => "archive-changed",
+            StoreError::ArchiveInvalid { .. } => "archive-invalid",
         }
     }
 
@@ -265,7 +272,7 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
     let mut loaded = load_unchecked(io, paths)?;
     if let Some(w) = &loaded.witness {
-        loaded.queue.check_extends(&loaded.sha, w)?;
+        cut::check_extends(io, paths, &loaded.queue, &loaded.sha, w)?;
         loaded.extends_witness = true;
     }
     Ok(loaded)

@@ -166,6 +166,36 @@ pub fn write_durably(
             .unwrap_or_else(|| Spliced::whole(new.to_bytes())),
         prev: &loaded.bytes,
     };
+    replace_loaded(io, paths, loaded, new, file, md, at)
+}
+
+/// `write_durably` of a file that is no append to the loaded one (a cut: its log starts at
+/// the new epoch), so no text is reused: the whole canonical file is written.
+pub fn write_whole(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    new: &Queue,
+    md: &str,
+    at: &str,
+) -> Result<Durable, StoreError> {
+    let file = NewFile {
+        spliced: Spliced::whole(new.to_bytes()),
+        prev: &loaded.bytes,
+    };
+    replace_loaded(io, paths, loaded, new, file, md, at)
+}
+
+/// Stages `file`, checks queue.json unchanged since `loaded`, renames and settles.
+fn replace_loaded(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    new: &Queue,
+    file: NewFile<'_>,
+    md: &str,
+    at: &str,
+) -> Result<Durable, StoreError> {
     let staged = stage(io, paths, file)?;
     unchanged_since_load(io, paths, loaded, &staged.temp)?;
     if let Err(e) = io.rename(&staged.temp, &paths.queue_json) {

@@ -1,0 +1,153 @@
+//! The cut under the lock, and every read that reaches into the archives: `archive` plans the
+//! cut in the core, places the archive file and only then writes the queue durably; a retry of
+//! an archived op and a witness older than the epoch read the archives the core names (each
+//! bounded, checked against its SHA-256) and ask the core again.
+
+use mosaic_queue_core::{
+    Command, CutOutcome, Outcome, Queue, QueueFile, VerbError, Witness, WitnessError, parse_queue,
+};
+
+use super::session::{Session, SessionError};
+use super::{Loaded, Paths, StoreError, archive};
+use crate::io::Io;
+
+/// The archives of `epochs` as `queue`'s epoch names them: each read bounded and checked
+/// against the SHA-256 the epoch records, then parsed (no replay).
+pub fn read_archives(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    epochs: &[u32],
+) -> Result<Vec<(u32, QueueFile)>, StoreError> {
+    let Some(epoch) = queue.epoch() else {
+        return Ok(Vec::new());
+    };
+    let mut read = Vec::with_capacity(epochs.len());
+    for &k in epochs {
+        let Some(info) = epoch.archives.iter().find(|a| a.epoch == k) else {
+            continue;
+        };
+        let bytes = archive::read(io, paths, &info.file, &info.sha)?;
+        let file = parse_queue(&bytes).map_err(|e| StoreError::ArchiveInvalid {
+            file: info.file.clone(),
+            why: e.to_string(),
+        })?;
+        read.push((k, file));
+    }
+    Ok(read)
+}
+
+/// The pairs the core takes: `(epoch, &file)`.
+fn borrowed(files: &[(u32, QueueFile)]) -> Vec<(u32, &QueueFile)> {
+    files.iter().map(|(k, f)| (*k, f)).collect()
+}
+
+/// `check_extends` of the loaded file against `witness`, reading the archives when the
+/// witness is older than the file's epoch.
+pub fn check_extends(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    sha: &str,
+    witness: &Witness,
+) -> Result<(), StoreError> {
+    match queue.check_extends(sha, witness) {
+        Err(WitnessError::BeforeEpoch { epochs, .. }) => {
+            let files = read_archives(io, paths, queue, &epochs)?;
+            Ok(queue.check_extends_archived(sha, witness, &borrowed(&files))?)
+        }
+        other => Ok(other?),
+    }
+}
+
+/// `Queue::execute`, and when the core says the op may be archived, the same again with the
+/// archives it named read: the op's original receipt when one holds it, else the command
+/// applied as new.
+pub fn execute(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &mut Queue,
+    (command, op, by, at): (&Command, &str, &str, &str),
+) -> Result<Outcome, SessionError> {
+    match queue.execute(command, op, by, at) {
+        Err(VerbError::OpMaybeArchived { epochs, .. }) => {
+            let files = read_archives(io, paths, queue, &epochs)?;
+            Ok(queue.execute_with_archives(command, op, by, at, &borrowed(&files))?)
+        }
+        other => Ok(other?),
+    }
+}
+
+impl Session<'_> {
+    /// `verify --full`: every archive the epoch names, read in order (each checked against its
+    /// SHA-256), and queue.json, handed to the core, which proves each epoch's starting state
+    /// is what the history before it replays to. Returns how many archives it read.
+    pub fn verify_full(&self) -> Result<usize, SessionError> {
+        let loaded = self.load()?;
+        let io = self.world().io;
+        let mut archives = Vec::new();
+        if let Some(epoch) = loaded.queue.epoch() {
+            for info in &epoch.archives {
+                archives.push(archive::read(io, self.paths(), &info.file, &info.sha)?);
+            }
+        }
+        // The verified queue is dropped first: the core builds its own from the bytes.
+        let Loaded { bytes, queue, .. } = loaded;
+        drop(queue);
+        let refs: Vec<&[u8]> = archives.iter().map(Vec::as_slice).collect();
+        mosaic_queue_core::verify_full(&refs, &bytes)?;
+        Ok(archives.len())
+    }
+
+    /// `archive --before REV`: under the lock, on a file that extends the witness, the core
+    /// plans the cut; the archive is placed durably first (nothing names it yet), then the
+    /// queue file that names it is written through every durability point, then the receipt.
+    /// A retry of a recorded cut completes what a killed run left, as every change does.
+    pub fn archive<E: From<SessionError>>(
+        self,
+        before: u64,
+        op: &str,
+        by: &str,
+        acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let loaded = self.load()?;
+        self.world()
+            .repo
+            .check_genesis_committed(self.paths())
+            .map_err(SessionError::from)?;
+        let planned = loaded
+            .queue
+            .plan_archive(before, op, by, self.at())
+            .map_err(SessionError::from)?;
+        match planned {
+            CutOutcome::Recorded { .. } => {
+                self.repair(&loaded)?;
+                acknowledge(&loaded.queue, true)?;
+            }
+            CutOutcome::Planned(cut) => {
+                let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
+                self.place_archive(&loaded, &cut.archive_file, &cut.archive_bytes)?;
+                let (io, paths) = (self.world().io, self.paths());
+                super::write_whole(io, paths, &loaded, &cut.queue, &md, self.at())
+                    .map_err(SessionError::from)?;
+                acknowledge(&cut.queue, false)?;
+                io.step("receipt-printed");
+            }
+        }
+        self.release_after_answer();
+        Ok(())
+    }
+
+    /// Places the archive a cut planned, refusing one the loaded epoch already names with
+    /// other bytes (it is never touched).
+    fn place_archive(&self, loaded: &Loaded, rel: &str, bytes: &[u8]) -> Result<(), SessionError> {
+        let named = loaded
+            .queue
+            .epoch()
+            .is_some_and(|e| e.archives.iter().any(|a| a.file == rel));
+        let io = self.world().io;
+        archive::place(io, self.paths(), rel, bytes, named)?;
+        io.step("archive-written");
+        Ok(())
+    }
+}
