@@ -136,6 +136,7 @@ fn report(until: &Until, state: &State, reply: &mut dyn Reply) -> Replied {
                     revision: state.revision,
                     durable: true,
                     row: Some(row),
+                    archive: None,
                 })
             } else {
                 reply.text(&describe(state, row))
