@@ -60,22 +60,91 @@ pub fn check_extends(
     }
 }
 
+/// What `execute` decided, and for an op an archive holds, that archive's queue: the entry
+/// whose receipt is printed again is there, not in queue.json.
+pub struct Decided {
+    pub outcome: Outcome,
+    pub archived: Option<Queue>,
+}
+
+impl Decided {
+    /// The queue that holds the op's entry: the archive's for an archived op.
+    pub fn holder<'q>(&'q self, active: &'q Queue) -> &'q Queue {
+        self.archived.as_ref().unwrap_or(active)
+    }
+}
+
 /// `Queue::execute`, and when the core says the op may be archived, the same again with the
-/// archives it named read: the op's original receipt when one holds it, else the command
-/// applied as new.
+/// archives it named read: the op's original receipt when one holds it (never applied
+/// twice), else the command applied as new.
 pub fn execute(
     io: &dyn Io,
     paths: &Paths,
     queue: &mut Queue,
     (command, op, by, at): (&Command, &str, &str, &str),
-) -> Result<Outcome, SessionError> {
-    match queue.execute(command, op, by, at) {
-        Err(VerbError::OpMaybeArchived { epochs, .. }) => {
-            let files = read_archives(io, paths, queue, &epochs)?;
-            Ok(queue.execute_with_archives(command, op, by, at, &borrowed(&files))?)
+) -> Result<Decided, SessionError> {
+    let epochs = match queue.execute(command, op, by, at) {
+        Err(VerbError::OpMaybeArchived { epochs, .. }) => epochs,
+        other => {
+            return Ok(Decided {
+                outcome: other?,
+                archived: None,
+            });
         }
-        other => Ok(other?),
+    };
+    let files = read_archives(io, paths, queue, &epochs)?;
+    let outcome = queue.execute_with_archives(command, op, by, at, &borrowed(&files))?;
+    let archived = match &outcome {
+        Outcome::Recorded { .. } => holding(io, paths, queue, op, &files)?,
+        _ => None,
+    };
+    Ok(Decided { outcome, archived })
+}
+
+/// The archive among `files` whose log holds `op`, verified as the queue file it is.
+fn holding(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    op: &str,
+    files: &[(u32, QueueFile)],
+) -> Result<Option<Queue>, SessionError> {
+    let Some((k, _)) = files
+        .iter()
+        .find(|(_, f)| f.chain_entries().iter().any(|e| e.op == op))
+    else {
+        return Ok(None);
+    };
+    let Some(info) = queue
+        .epoch()
+        .and_then(|e| e.archives.iter().find(|a| a.epoch == *k))
+    else {
+        return Ok(None);
+    };
+    let bytes = archive::read(io, paths, &info.file, &info.sha)?;
+    Ok(Some(Queue::verify(&bytes)?))
+}
+
+/// The entry of `op` in the archives `queue`'s epoch names, when one holds it, with the
+/// archive's path (for `sync --op` on an archived op).
+pub fn archived_entry(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    op: &str,
+) -> Result<Option<(mosaic_queue_core::Entry, String)>, StoreError> {
+    let epochs = queue.maybe_archived(op);
+    for (k, file) in read_archives(io, paths, queue, &epochs)? {
+        if let Some(e) = file.chain_entries().iter().find(|e| e.op == op) {
+            let path = queue
+                .epoch()
+                .and_then(|ep| ep.archives.iter().find(|a| a.epoch == k))
+                .map(|a| a.file.clone())
+                .unwrap_or_default();
+            return Ok(Some((e.clone(), path)));
+        }
     }
+    Ok(None)
 }
 
 impl Session<'_> {

@@ -424,16 +424,17 @@ impl<'w> Session<'w> {
         // the new queue beside the bytes and witness it was loaded from, which is what the
         // write needs. The table check then sees one entry more, whose render no table on
         // disk can hold yet, so it decides as it would on the loaded queue.
-        let outcome = super::cut::execute(
+        let decided = super::cut::execute(
             self.io,
             &self.paths,
             &mut loaded.queue,
             (command, op, by, &self.at),
         )?;
-        match &outcome {
+        let outcome = &decided.outcome;
+        match outcome {
             Outcome::Recorded { .. } => {
                 self.repair(&loaded)?;
-                acknowledge(&loaded.queue, true)?;
+                acknowledge(decided.holder(&loaded.queue), true)?;
             }
             Outcome::Applied { .. } => {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
@@ -448,7 +449,7 @@ impl<'w> Session<'w> {
             Outcome::NothingToTake { .. } => {}
         }
         self.release_after_answer();
-        Ok((outcome, loaded.queue))
+        Ok((decided.outcome, loaded.queue))
     }
 
     /// A retry completes the write it repeats: a tail the witness has not confirmed is made
@@ -576,7 +577,7 @@ impl<'w> Session<'w> {
         });
         let mut queue = loaded.queue.clone();
         let decided = (&command, op, by, self.at.as_str());
-        match super::cut::execute(self.io, &self.paths, &mut queue, decided)? {
+        match super::cut::execute(self.io, &self.paths, &mut queue, decided)?.outcome {
             Outcome::Recorded { rev, .. } => {
                 self.finish_accepted(&loaded, extends, recorded_witness, op, rev)?;
                 acknowledge(&loaded.queue, true)?;

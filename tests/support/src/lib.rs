@@ -2,12 +2,13 @@
 //! real binary run in them (`repo`, re-exported at the top), a scriptable fake Gitea, the review
 //! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory,
 //! the workload generator the benchmarks and the sandbox's tests replay, the benchmark
-//! examples' scratch checkouts (`bench`), a small MCP client (`mcp`), and a real OpenSSH server
+//! examples' scratch checkouts (`bench`), a long queue built in memory (`long`), a small MCP client (`mcp`), and a real OpenSSH server
 //! for the remote seats' tests (`sshd`).
 
 pub mod bench;
 pub mod fake_gitea;
 pub mod house;
+pub mod long;
 pub mod mcp;
 pub mod recording_git;
 pub mod relay;

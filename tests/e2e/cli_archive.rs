@@ -1,0 +1,452 @@
+//! Epochs through the real binary: the cut end to end (the files it leaves, byte for byte),
+//! its retry, the retry of an archived op, the reads of an archived row, `verify --full`,
+//! archives swapped, edited or lost and a witness older than the epoch, doctor's advice, and
+//! the guard keeping every archive HEAD holds as it is.
+
+use support::{Repo, change};
+
+const ARCHIVE: &str = "docs/plans/archive/epoch-0001.json";
+
+fn archive_refused(paths: &str, more: &str) -> String {
+    let first = paths.split(' ').next().unwrap();
+    format!(
+        "mosaic-queue: refused: the archive {first}{more} is changed or removed in the index: an archive is written once and never changed; restore it with `git reset -q -- {paths}`"
+    )
+}
+
+#[test]
+fn the_guard_refuses_a_commit_that_changes_or_removes_an_archive() {
+    let repo = Repo::new("archive-guard");
+    std::fs::create_dir_all(repo.path("docs/plans/archive")).unwrap();
+    repo.write(ARCHIVE, "{\"archived\":1}\n");
+    // A new archive is no change to one HEAD holds.
+    repo.git(&["add", ARCHIVE]);
+    assert_eq!(repo.run(&["guard"], &[]).ok(), "");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "an archive"]);
+    assert_eq!(repo.run(&["guard"], &[]).ok(), "");
+
+    // Edited and staged.
+    repo.write(ARCHIVE, "{\"archived\":2}\n");
+    assert_eq!(repo.run(&["guard"], &[]).ok(), "", "not staged: clean");
+    repo.git(&["add", ARCHIVE]);
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&["guard"], &[]).fails(2),
+        archive_refused(ARCHIVE, "")
+    );
+    repo.assert_unchanged(&before);
+    repo.git(&["reset", "-q", "--", ARCHIVE]);
+    assert_eq!(repo.run(&["guard"], &[]).ok(), "");
+
+    // Removed from the index, and a second archive changed with it.
+    let second = "docs/plans/archive/epoch-0002.json";
+    repo.write(second, "{\"archived\":3}\n");
+    repo.git(&["add", second]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "another"]);
+    repo.git(&["rm", "-q", "--cached", ARCHIVE]);
+    repo.write(second, "{\"archived\":4}\n");
+    repo.git(&["add", second]);
+    assert_eq!(
+        repo.run(&["guard"], &[]).fails(2),
+        archive_refused(&format!("{ARCHIVE} {second}"), " (and 1 more)")
+    );
+    repo.git(&["reset", "-q"]);
+    assert_eq!(repo.run(&["guard"], &[]).ok(), "");
+}
+
+/// Adds row `id` (the lead, owned by darkwing, issue 30) and takes it to done through a round
+/// that posts nothing: four entries.
+fn add_done(repo: &Repo, id: u64) {
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let piece = format!("Piece {id}");
+    let op = |what: &str| format!("darkwing-{id}-{what}");
+    let add = [
+        "add", "--piece", &piece, "--owner", "darkwing", "--issues", "30",
+    ];
+    assert!(
+        repo.run(&change(&add, &format!("lead-add-{id}-x"), "lead"), &[])
+            .ok()
+            .starts_with("ok ")
+    );
+    let steps: [Vec<String>; 3] = [
+        vec!["move".into(), id.to_string(), "in-progress".into()],
+        vec![
+            "move".into(),
+            id.to_string(),
+            "in-review".into(),
+            "--candidate".into(),
+            "HEAD".into(),
+        ],
+        vec![
+            "move".into(),
+            id.to_string(),
+            "done".into(),
+            "--evidence".into(),
+            format!("comment=55,round=1,candidate=git:{head}"),
+        ],
+    ];
+    for (args, what) in steps.iter().zip(["start", "review", "done"]) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = repo.run(&change(&args, &op(what), "darkwing"), &[]);
+        assert!(out.ok().starts_with("ok "), "{}", out.stdout);
+    }
+}
+
+const CUT: &[&str] = &[
+    "archive",
+    "--before",
+    "10",
+    "--yes",
+    "--op",
+    "lead-archive-1",
+    "--by",
+    "lead",
+];
+const CUT_RECEIPT: &str = "ok lead-archive-1 rev 13 archived 9 entries and 2 done rows to docs/plans/archive/epoch-0001.json\n";
+
+/// Rows 4 and 5 added and done (revs 2 to 9), then three notes on row 1 (10 to 12). Returns
+/// queue.json's bytes at rev 9 and the commit the rounds named.
+fn history(repo: &Repo) -> (Vec<u8>, String) {
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    add_done(repo, 4);
+    add_done(repo, 5);
+    let at_cut = repo.read_bytes("docs/plans/queue.json");
+    for n in 1..=3 {
+        let op = format!("darkwing-1-note-{n}");
+        let out = repo.run(
+            &change(&["note", "1", &format!("n{n}")], &op, "darkwing"),
+            &[],
+        );
+        assert_eq!(out.ok(), format!("ok {op} rev {} note 1\n", 9 + n));
+    }
+    (at_cut, head)
+}
+
+#[test]
+fn a_cut_archives_the_history_before_rev_and_the_done_rows_once() {
+    let repo = Repo::new("archive-cut");
+    let (at_cut, head) = history(&repo);
+    let out = repo.run(CUT, &[]);
+    assert_eq!((out.ok(), out.stderr.as_str()), (CUT_RECEIPT, ""));
+
+    // The archive is queue.json as it stood at rev 9, byte for byte.
+    assert_eq!(
+        repo.read_bytes("docs/plans/archive/epoch-0001.json"),
+        at_cut
+    );
+    let q = repo.queue();
+    assert_eq!(q["revision"], 13);
+    assert_eq!(
+        repo.ops(),
+        [
+            "lead-archive-1.epoch",
+            "darkwing-1-note-1",
+            "darkwing-1-note-2",
+            "darkwing-1-note-3",
+            "lead-archive-1"
+        ]
+    );
+    assert_eq!(q["log"][0]["verb"], "epoch");
+    assert_eq!(q["log"][0]["rev"], 9);
+    let ids: Vec<u64> = q["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2, 3]);
+    assert_eq!(
+        repo.body(),
+        "| # | Piece | Owner | Status | Gate | Issues | Note |\n| --- | --- | --- | --- | --- | --- | --- |\n| 1 | Parser | darkwing | queued |  | #12, #14 | n3 |\n| 2 | Render |  | queued | jason | #20 |  |\n\n**Parked**\n\n- 3 Old thing (owner sage): later\n"
+    );
+    assert_eq!(repo.witness().unwrap()["revision"], 13);
+    let mut names: Vec<String> = std::fs::read_dir(repo.path("docs/plans/archive"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["epoch-0001.json"]);
+
+    // Its retry answers with the original receipt and writes nothing.
+    let before = repo.snapshot();
+    assert_eq!(repo.run(CUT, &[]).ok(), CUT_RECEIPT);
+    repo.assert_unchanged(&before);
+    assert_eq!(
+        repo.run(&["verify", "--full"], &[]).ok(),
+        "ok verify rev 13 (5 entries, witness rev 13), full history from genesis through 1 archive\n"
+    );
+    // The next cut starts at the archive entry at the earliest; a later REV past the head is
+    // refused as the core says, nothing written.
+    let again = [
+        "archive",
+        "--before",
+        "12",
+        "--yes",
+        "--op",
+        "lead-archive-2",
+        "--by",
+        "lead",
+    ];
+    let line = repo.run(&again, &[]).fails(2).to_owned();
+    assert!(line.starts_with("mosaic-queue: refused: "), "{line}");
+    repo.assert_unchanged(&before);
+    assert_eq!(
+        repo.run(
+            &[
+                "archive",
+                "--before",
+                "10",
+                "--op",
+                "lead-archive-3",
+                "--by",
+                "lead"
+            ],
+            &[]
+        )
+        .fails(2),
+        "mosaic-queue: refused: archive needs --yes to confirm"
+    );
+    assert_eq!(
+        repo.run(
+            &[
+                "archive",
+                "--before",
+                "10",
+                "--yes",
+                "--op",
+                "darkwing-archive-1",
+                "--by",
+                "darkwing"
+            ],
+            &[]
+        )
+        .fails(2),
+        "mosaic-queue: refused: darkwing may not cut the history: the lead, jason or sage only"
+    );
+    repo.assert_unchanged(&before);
+    let _ = head;
+}
+
+#[test]
+fn an_archived_row_and_op_are_read_from_the_archive_and_never_applied_twice() {
+    let repo = Repo::new("archive-reads");
+    let (_, head) = history(&repo);
+    repo.run(CUT, &[]).ok();
+    let before = repo.snapshot();
+
+    let show = repo.run(&["show", "4"], &[]).ok().to_owned();
+    assert_eq!(
+        show,
+        format!(
+            "row 4: Piece 4\n  status: done\n  owner: darkwing\n  gate: -\n  issues: #30\n  closes: #30\n  reviewers: -\n  brief: -\n  note: -\n  review: round 1 on #30 candidate git:{head}\n  rev: 9\n  archived: docs/plans/archive/epoch-0001.json (history before rev 10)\n"
+        )
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(repo.run(&["show", "4", "--json"], &[]).ok()).unwrap();
+    assert_eq!(json["archive"], "docs/plans/archive/epoch-0001.json");
+    assert_eq!(json["row"]["status"], "done");
+    let log: Vec<String> = repo
+        .run(&["log", "4"], &[])
+        .ok()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            format!("{} {}", f[0], f[5])
+        })
+        .collect();
+    assert_eq!(
+        log,
+        [
+            "5 darkwing-4-done",
+            "4 darkwing-4-review",
+            "3 darkwing-4-start",
+            "2 lead-add-4-x"
+        ]
+    );
+    assert_eq!(
+        repo.run(&["show", "9"], &[]).fails(2),
+        "mosaic-queue: refused: no row 9 in the queue; `mosaic-queue list` shows the rows"
+    );
+    assert_eq!(
+        repo.run(
+            &change(&["note", "4", "x"], "darkwing-4-note-9", "darkwing"),
+            &[]
+        )
+        .fails(2),
+        "mosaic-queue: refused: row 4 is done and archived in docs/plans/archive/epoch-0001.json: `show 4` reads it; a dependency on it is already met"
+    );
+
+    // The retry of an op the cut archived: its original receipt, nothing applied again.
+    let evidence = format!("comment=55,round=1,candidate=git:{head}");
+    let done = ["move", "4", "done", "--evidence", &evidence];
+    assert_eq!(
+        repo.run(&change(&done, "darkwing-4-done", "darkwing"), &[])
+            .ok(),
+        "ok darkwing-4-done rev 5 move 4 in-review -> done\n"
+    );
+    assert_eq!(
+        repo.run(&change(&done, "darkwing-4-done", "flicker"), &[])
+            .fails(2),
+        "mosaic-queue: refused: op `darkwing-4-done` was recorded at rev 5 by darkwing, not flicker; choose a new op id"
+    );
+    assert_eq!(
+        repo.run(
+            &change(&["note", "1", "x"], "darkwing-4-done", "darkwing"),
+            &[]
+        )
+        .fails(2),
+        "mosaic-queue: refused: op `darkwing-4-done` was already used at rev 5 for another command (move); choose a new op id"
+    );
+    assert_eq!(
+        repo.run(&["sync", "--op", "darkwing-4-done"], &[]).ok(),
+        "ok sync rev 13: darkwing-4-done is durable at rev 5 (by darkwing), archived in docs/plans/archive/epoch-0001.json\n"
+    );
+    repo.assert_unchanged(&before);
+
+    // snapshot --out copies the archive beside the pair.
+    let snap = repo.base.join("snap");
+    repo.run(&["snapshot", "--out", snap.to_str().unwrap()], &[])
+        .ok();
+    assert_eq!(
+        std::fs::read(snap.join("archive/epoch-0001.json")).unwrap(),
+        repo.read_bytes("docs/plans/archive/epoch-0001.json")
+    );
+    assert_eq!(
+        std::fs::read(snap.join("queue.json")).unwrap(),
+        repo.read_bytes("docs/plans/queue.json")
+    );
+}
+
+#[test]
+fn a_changed_missing_or_stray_archive_and_an_old_witness_are_told_apart() {
+    let repo = Repo::new("archive-damage");
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    add_done(&repo, 4);
+    // The witness at rev 5, which the cut at rev 9 will leave behind the epoch.
+    let early_witness = repo.read_bytes(".git/mosaic-queue.head");
+    add_done(&repo, 5);
+    for n in 1..=3 {
+        let op = format!("darkwing-1-note-{n}");
+        repo.run(&change(&["note", "1", "n"], &op, "darkwing"), &[])
+            .ok();
+    }
+    // queue.json at rev 12, before the cut.
+    let before_cut = repo.read_bytes("docs/plans/queue.json");
+    repo.run(CUT, &[]).ok();
+    let archive = "docs/plans/archive/epoch-0001.json";
+    let good = repo.read_bytes(archive);
+    let evidence = format!("comment=55,round=1,candidate=git:{head}");
+    let retry = change(
+        &["move", "4", "done", "--evidence", &evidence],
+        "darkwing-4-done",
+        "darkwing",
+    );
+    let changed = "mosaic-queue: docs/plans/archive/epoch-0001.json does not hold the bytes the queue's epoch names (edited or swapped?); restore it from git (`git checkout -- docs/plans/archive/epoch-0001.json`): an archive is never changed";
+
+    // Edited: a byte more. verify --full, a retry that needs it and doctor each say so.
+    let mut edited = good.clone();
+    edited.push(b'\n');
+    repo.write(archive, &edited);
+    let before = repo.snapshot();
+    assert_eq!(repo.run(&["verify", "--full"], &[]).fails(2), changed);
+    assert_eq!(repo.run(&retry, &[]).fails(2), changed);
+    let doctor = repo.run(&["doctor"], &[]).stdout.clone();
+    assert!(doctor.contains("archive-changed: docs/plans/archive/epoch-0001.json does not hold the bytes queue.json's epoch names (edited or swapped?): restore it from git (`git checkout -- docs/plans/archive/epoch-0001.json`); an archive is never changed\n"), "{doctor}");
+    repo.assert_unchanged(&before);
+    // Plain verify and a change that needs no archive start from the epoch alone.
+    assert!(
+        repo.run(&["verify"], &[])
+            .ok()
+            .starts_with("ok verify rev 13 ")
+    );
+
+    // Swapped for another queue file (the one at rev 12): the same line.
+    repo.write(archive, &before_cut);
+    assert_eq!(repo.run(&["verify", "--full"], &[]).fails(2), changed);
+
+    // Missing.
+    std::fs::remove_file(repo.path(archive)).unwrap();
+    let missing = "mosaic-queue: docs/plans/archive/epoch-0001.json is missing, and the queue's epoch names it; restore it from git (`git checkout -- docs/plans/archive/epoch-0001.json`)";
+    assert_eq!(repo.run(&["verify", "--full"], &[]).fails(2), missing);
+    assert_eq!(repo.run(&retry, &[]).fails(2), missing);
+    assert!(repo.run(&["doctor"], &[]).stdout.contains("archive-missing: docs/plans/archive/epoch-0001.json is missing, and queue.json's epoch names it"));
+    repo.write(archive, &good);
+
+    // A stray archive no epoch names.
+    repo.write("docs/plans/archive/epoch-0002.json", "{}");
+    assert!(repo.run(&["doctor"], &[]).stdout.contains(
+        "archive-unnamed: docs/plans/archive/epoch-0002.json is named by no epoch of queue.json"
+    ));
+    std::fs::remove_file(repo.path("docs/plans/archive/epoch-0002.json")).unwrap();
+
+    // Rolled back to before the cut: the witness says so, as for any rollback.
+    let cut = repo.read_bytes("docs/plans/queue.json");
+    repo.write("docs/plans/queue.json", &before_cut);
+    assert_eq!(
+        repo.run(&["verify"], &[]).fails(2),
+        "mosaic-queue: queue.json is at rev 12 but the witness saw rev 13: history was lost (see Manual recovery)"
+    );
+    repo.write("docs/plans/queue.json", &cut);
+
+    // A witness older than the epoch (rev 5, before the cut at rev 9): checked through the
+    // archive, and the next write goes on from it; with the archive swapped it refuses.
+    repo.write(".git/mosaic-queue.head", &early_witness);
+    repo.write(archive, &before_cut);
+    assert_eq!(
+        repo.run(
+            &change(&["note", "1", "after"], "darkwing-1-note-4", "darkwing"),
+            &[]
+        )
+        .fails(2),
+        changed
+    );
+    repo.write(archive, &good);
+    assert_eq!(
+        repo.run(
+            &change(&["note", "1", "after"], "darkwing-1-note-4", "darkwing"),
+            &[]
+        )
+        .ok(),
+        "ok darkwing-1-note-4 rev 14 note 1\n"
+    );
+    assert_eq!(repo.witness().unwrap()["revision"], 14);
+    assert!(
+        repo.run(&["verify", "--full"], &[])
+            .ok()
+            .starts_with("ok verify rev 14 ")
+    );
+}
+
+#[test]
+fn doctor_names_the_cut_past_ten_thousand_entries_and_the_cut_it_names_works() {
+    let dir = support::bench::Scratch::new("archive-doctor");
+    let root = support::long::long_checkout(&dir.0, 3, 10_000);
+    let doctor = support::run_in(&root, &["doctor"], &[]);
+    assert!(
+        doctor.stdout.contains(
+            "archive-due: queue.json's log holds 10001 entries (more than 10,000), and every write costs all of them; a cut archives the history before rev 9002 and the done rows nothing later names, keeping 1,000 entries (the lead, jason or sage): run `mosaic-queue archive --before 9002 --op OP --by lead --yes`\n"
+        ),
+        "{}",
+        doctor.stdout
+    );
+    let cut = [
+        "archive",
+        "--before",
+        "9002",
+        "--op",
+        "lead-archive-1",
+        "--by",
+        "lead",
+        "--yes",
+    ];
+    assert_eq!(
+        support::run_in(&root, &cut, &[]).ok(),
+        "ok lead-archive-1 rev 10002 archived 9001 entries and 0 done rows to docs/plans/archive/epoch-0001.json\n"
+    );
+    let doctor = support::run_in(&root, &["doctor"], &[]);
+    assert!(!doctor.stdout.contains("archive-due"), "{}", doctor.stdout);
+    assert_eq!(
+        support::run_in(&root, &["verify", "--full"], &[]).ok(),
+        "ok verify rev 10002 (1002 entries, witness rev 10002), full history from genesis through 1 archive\n"
+    );
+}
