@@ -190,6 +190,10 @@ impl Session<'_> {
             .map_err(SessionError::from)?;
         match planned {
             CutOutcome::Recorded { .. } => {
+                // A temp file beside the archive is left only by a run killed before its link.
+                for temp in archive::leftover_temps(self.world().io, self.paths()) {
+                    let _ = self.world().io.remove(&temp);
+                }
                 self.repair(&loaded)?;
                 acknowledge(&loaded.queue, true)?;
             }

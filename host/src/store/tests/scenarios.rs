@@ -26,6 +26,8 @@ pub enum Run {
     Resolve(Command, &'static str, &'static str),
     Genesis,
     AcceptHistory,
+    /// `archive --before REV --yes`, by the lead.
+    Archive(u64, &'static str),
     Render,
     Sync,
     Unlock,
@@ -39,6 +41,7 @@ impl Run {
             Run::Change(_, op, _) | Run::Request(_, op, _) | Run::Resolve(_, op, _) => Some(op),
             Run::Genesis => Some("genesis-0001"),
             Run::AcceptHistory => Some("jason-accept-0001"),
+            Run::Archive(_, op) => Some(op),
             _ => None,
         }
     }
@@ -52,6 +55,7 @@ impl Run {
             Run::AcceptHistory => {
                 p.accept_history("witness lost in a test", "jason-accept-0001", "jason")
             }
+            Run::Archive(before, op) => p.archive(*before, op, "lead"),
             Run::Render => p.render(),
             Run::Sync => p.sync(None),
             Run::Unlock => p.unlock(),
@@ -201,6 +205,21 @@ pub fn accept_history() -> Scenario {
     );
     c.disk.remove(&c.paths.witness);
     plain("accept-history", c, Run::AcceptHistory)
+}
+
+/// Three notes, then the cut before rev 4: the archive (the folder created with it) is placed
+/// before the queue file that names it.
+pub fn archive() -> Scenario {
+    let c = Checkout::genesis();
+    for n in 1..=3 {
+        ok(
+            &c,
+            json!({"verb": "note", "id": 1, "text": format!("note {n}")}),
+            &format!("darkwing-1-note-{n}"),
+            "darkwing",
+        );
+    }
+    plain("archive", c, Run::Archive(4, "lead-archive-0001"))
 }
 
 /// A note whose table was put back as it was: `render` rewrites it.
