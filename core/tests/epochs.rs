@@ -562,3 +562,107 @@ fn a_new_op_may_not_end_in_epoch() {
         .unwrap_err();
     assert_eq!(seat.kind(), "not-allowed");
 }
+
+fn snapshot_md(queue: &Queue) -> Vec<u8> {
+    use mosaic_queue_core::markdown::{BEGIN, END};
+    format!("# Queue\n{BEGIN}\n{}{END}\n", queue.render_body()).into_bytes()
+}
+
+#[test]
+fn a_snapshot_extends_a_base_from_before_its_cut_through_the_archives() {
+    use mosaic_queue_core::{Certified, SnapshotError, verify_snapshot, verify_snapshot_archived};
+    let (history, full) = revisions("review");
+    let cut = planned(&full, 10, "lead-cut-0001");
+    let (json, md) = (cut.queue.to_bytes(), snapshot_md(&cut.queue));
+    let archives: [&[u8]; 1] = [&cut.archive_bytes];
+    for (i, base) in history.iter().enumerate() {
+        let rev = i as u64 + 1;
+        let got = verify_snapshot_archived(&json, &md, Some(base), &archives);
+        assert_eq!(
+            got,
+            Ok(Certified {
+                revision: full.revision() + 1,
+                base_revision: Some(rev)
+            })
+        );
+        // Without the archive, a base from before the cut cannot be compared.
+        let alone = verify_snapshot(&json, &md, Some(base)).unwrap_err();
+        assert_eq!(
+            alone.to_string(),
+            format!(
+                "the base (rev {rev}) is older than the snapshot's cut, and docs/plans/archive/epoch-0001.json is not among the snapshot's archives"
+            )
+        );
+    }
+    // The cut queue itself needs no archive; a base whose history differs is named.
+    verify_snapshot(&json, &md, Some(&json)).unwrap();
+    let mut other: QueueFile = parse_queue(&history[5]).unwrap();
+    other.log[3].at = "2026-12-09T00:00:00.000Z".into();
+    let other = mosaic_queue_core::to_canonical(&other);
+    assert_eq!(
+        verify_snapshot_archived(&json, &md, Some(&other), &archives),
+        Err(SnapshotError::Diverged { rev: 4 })
+    );
+    // An archive that is not the one the epoch names is not used.
+    let mut edited = cut.archive_bytes.clone();
+    edited.pop();
+    let swapped = verify_snapshot_archived(&json, &md, Some(&history[2]), &[&edited]);
+    assert_eq!(swapped.unwrap_err().kind(), "snapshot-archive");
+}
+
+#[test]
+fn a_snapshot_two_cuts_on_extends_the_first_cut() {
+    use mosaic_queue_core::verify_snapshot_archived;
+    let mut q = genesis();
+    for i in 0..6 {
+        q.execute(
+            &note(4, &format!("n{i}")),
+            &format!("lead-4-note-{i:04}"),
+            "lead",
+            AT,
+        )
+        .unwrap();
+    }
+    let first = planned(&q, 5, "lead-cut-0001");
+    let base = first.queue.to_bytes();
+    q = first.queue;
+    for i in 6..10 {
+        q.execute(
+            &note(5, &format!("n{i}")),
+            &format!("lead-5-note-{i:04}"),
+            "lead",
+            AT,
+        )
+        .unwrap();
+    }
+    let second = planned(&q, 10, "lead-cut-0002");
+    let (json, md) = (second.queue.to_bytes(), snapshot_md(&second.queue));
+    let archives: [&[u8]; 2] = [&second.archive_bytes, &first.archive_bytes];
+    let got = verify_snapshot_archived(&json, &md, Some(&base), &archives).unwrap();
+    assert_eq!(got.base_revision, Some(8));
+    // Only the second archive holds what the base has: the first is not needed.
+    verify_snapshot_archived(&json, &md, Some(&base), &[&second.archive_bytes]).unwrap();
+}
+
+#[test]
+fn writes_after_a_cut_splice_as_they_did_before() {
+    use mosaic_queue_core::layout;
+    let (_, _, mut q) = two_cuts();
+    for i in 0..3 {
+        let before = q.to_bytes();
+        let rows = q.rows().to_vec();
+        q.execute(
+            &note(4, &format!("m{i}")),
+            &format!("lead-4-more-{i:04}"),
+            "lead",
+            AT,
+        )
+        .unwrap();
+        for prev_rows in [&rows[..], &[]] {
+            let spliced = layout::appended(q.file(), &before, prev_rows).unwrap();
+            assert!(spliced.to_vec(&before) == q.to_bytes(), "write {i}");
+        }
+        assert_eq!(q.file().log.last().unwrap().semantics, 6);
+    }
+    Queue::verify(&q.to_bytes()).unwrap();
+}
