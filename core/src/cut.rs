@@ -201,9 +201,10 @@ pub(crate) fn compact_sha(entry: &Entry) -> String {
     sha256_hex(&compact)
 }
 
-/// The rows a cut at C archives: done at C, with no request attempt still unresolved, in no
-/// row's `after` at C, and named by no entry of the window after C (so every window entry
-/// replays against the epoch state as it did against the whole one). Ascending.
+/// The rows a cut at C archives: done at C, with no request attempt whose outcome is not
+/// logged yet (an outcome sets `detail`; one may still come for a done row), in no row's
+/// `after` at C, and named by no entry of the window after C (so every window entry replays
+/// against the epoch state as it did against the whole one). Ascending.
 pub(crate) fn archived_rows(at_cut: &State, window: &[Entry]) -> Vec<u64> {
     let mut named: BTreeSet<u64> = window.iter().flat_map(|e| e.args.rows_named()).collect();
     named.extend(at_cut.rows.iter().flat_map(|r| r.after.iter().copied()));
@@ -215,7 +216,7 @@ pub(crate) fn archived_rows(at_cut: &State, window: &[Entry]) -> Vec<u64> {
             r.review.as_ref().is_none_or(|rv| {
                 rv.rounds
                     .iter()
-                    .all(|round| round.attempts.iter().all(|a| !a.state.is_unresolved()))
+                    .all(|round| round.attempts.iter().all(|a| a.detail.is_some()))
             })
         })
         .map(|r| r.id)
@@ -324,13 +325,13 @@ pub fn verify_full(archives: &[&[u8]], active: &[u8]) -> Result<Queue, QueueErro
             detail: format!("{} is invalid: {e}", archive_path(k)),
         })?;
         if archive.file.epoch().map_or(0, |e| e.epoch) != k - 1 {
+            let start = match k {
+                1 => String::from("genesis"),
+                _ => format!("epoch {}'s entry", k - 1),
+            };
             return Err(QueueError::Epoch {
                 epoch: k,
-                detail: format!(
-                    "{} does not start where epoch {} ends",
-                    archive_path(k),
-                    k - 1
-                ),
+                detail: format!("{} does not start with {start}", archive_path(k)),
             });
         }
         if let Some(p) = &prev {

@@ -93,7 +93,7 @@ pub use rules::{
     is_lead_or_privileged, is_privileged, shown,
 };
 pub use secret::credential;
-pub use snapshot::{Certified, verify_snapshot};
+pub use snapshot::{Certified, verify_snapshot, verify_snapshot_archived};
 pub use stale::{Stale, stale};
 pub use state::State;
 pub use table::BodyStatus;
@@ -145,7 +145,9 @@ pub mod gitea {
 /// The sandbox module's answer as bytes: the one encoding between the wasm sandbox and the
 /// host that runs it.
 pub mod sandbox {
-    pub use crate::wire::{Answer, Malformed, Reason, Refusal, decode, encode};
+    pub use crate::wire::{
+        Answer, Malformed, Reason, Refusal, decode, encode, pack_archives, unpack_archives,
+    };
 }
 
 /// What the crate's own tests, fuzz targets and benchmarks reach below the face: the strict

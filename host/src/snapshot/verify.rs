@@ -32,6 +32,7 @@ pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
         json: Cow::Owned(json),
         md: Cow::Owned(md),
         base: base.map(Cow::Owned),
+        archives: Cow::Borrowed(&[]),
     });
     verdict_line(answer, shown.as_deref())
 }
@@ -49,6 +50,7 @@ pub fn check_bytes(
         json: Cow::Borrowed(json),
         md: Cow::Borrowed(md),
         base: base.map(Cow::Owned),
+        archives: Cow::Borrowed(&[]),
     });
     verdict_line(answer, shown.as_deref())
 }
