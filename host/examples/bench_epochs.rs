@@ -52,10 +52,14 @@ fn ms(d: Duration) -> f64 {
 
 /// Bytes of the three files a note writes.
 fn written(root: &Path) -> u64 {
-    ["docs/plans/queue.json", "docs/plans/QUEUE.md", ".git/mosaic-queue.head"]
-        .iter()
-        .map(|f| std::fs::metadata(root.join(f)).map_or(0, |m| m.len()))
-        .sum()
+    [
+        "docs/plans/queue.json",
+        "docs/plans/QUEUE.md",
+        ".git/mosaic-queue.head",
+    ]
+    .iter()
+    .map(|f| std::fs::metadata(root.join(f)).map_or(0, |m| m.len()))
+    .sum()
 }
 
 /// What `RUNS` notes on row 1 cost: the median time, and the bytes written by the last.
@@ -63,14 +67,30 @@ fn notes(bin: &Path, root: &Path, tag: &str) -> (Duration, u64) {
     let times = (0..RUNS)
         .map(|i| {
             let op = format!("lead-{tag}-note-{i}");
-            run(bin, root, &["note", "1", &format!("{tag} {i}"), "--op", &op, "--by", "lead"])
+            run(
+                bin,
+                root,
+                &[
+                    "note",
+                    "1",
+                    &format!("{tag} {i}"),
+                    "--op",
+                    &op,
+                    "--by",
+                    "lead",
+                ],
+            )
         })
         .collect();
     (median(times), written(root))
 }
 
 fn verify(bin: &Path, root: &Path, full: bool) -> Duration {
-    let args: &[&str] = if full { &["verify", "--full"] } else { &["verify"] };
+    let args: &[&str] = if full {
+        &["verify", "--full"]
+    } else {
+        &["verify"]
+    };
     median((0..RUNS).map(|_| run(bin, root, args)).collect())
 }
 
@@ -84,7 +104,16 @@ fn checkout(scratch: &Path, name: &str, entries: u64) -> PathBuf {
 /// Cuts `root` (at revision `rev`) to its last `WINDOW` entries.
 fn cut(bin: &Path, root: &Path, rev: u64) -> Duration {
     let before = (rev + 1 - WINDOW).to_string();
-    let args = ["archive", "--before", &before, "--yes", "--op", "lead-cut-1", "--by", "lead"];
+    let args = [
+        "archive",
+        "--before",
+        &before,
+        "--yes",
+        "--op",
+        "lead-cut-1",
+        "--by",
+        "lead",
+    ];
     run(bin, root, &args)
 }
 
@@ -111,7 +140,9 @@ fn main() {
         before.push((entries, root));
     }
     println!("after a cut to the last {WINDOW} entries:");
-    println!("| history | queue.json | cut | note | verify | verify --full | bytes written per op |");
+    println!(
+        "| history | queue.json | cut | note | verify | verify --full | bytes written per op |"
+    );
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     let mut after = Vec::new();
     for (entries, root) in &before {

@@ -125,6 +125,7 @@ fn history(repo: &Repo) -> (Vec<u8>, String) {
 #[test]
 fn a_cut_archives_the_history_before_rev_and_the_done_rows_once() {
     let repo = Repo::new("archive-cut");
+    repo.install_guard();
     let (at_cut, head) = history(&repo);
     let out = repo.run(CUT, &[]);
     assert_eq!((out.ok(), out.stderr.as_str()), (CUT_RECEIPT, ""));
@@ -225,6 +226,44 @@ fn a_cut_archives_the_history_before_rev_and_the_done_rows_once() {
     );
     repo.assert_unchanged(&before);
     let _ = head;
+
+    // The commit publishes the archive beside the pair (its base, HEAD's queue.json at
+    // genesis, is older than the cut: the sandbox checks it through the archive), and leaves
+    // the index clean, so the guard lets the next commit through.
+    let out = repo.run(&["commit", "-m", "queue: the cut", "--by", "lead"], &[]);
+    assert!(out.ok().ends_with(" (queue rev 13)\n"), "{}", out.stdout);
+    assert_eq!(
+        repo.git(&["ls-tree", "--name-only", "HEAD", "docs/plans/archive/"]),
+        "docs/plans/archive/epoch-0001.json"
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD:docs/plans/archive/epoch-0001.json"]),
+        repo.git(&["hash-object", "docs/plans/archive/epoch-0001.json"])
+    );
+    assert_eq!(repo.git(&["status", "--porcelain", "--", "docs/plans"]), "");
+    assert_eq!(repo.run(&["guard"], &[]).ok(), "");
+    // A snapshot of it verifies against that old base through its archive, and not without.
+    let snap = repo.base.join("snap");
+    repo.run(&["snapshot", "--out", snap.to_str().unwrap()], &[])
+        .ok();
+    let base = repo.base.join("base.json");
+    std::fs::write(
+        &base,
+        repo.git(&["show", "HEAD~1:docs/plans/queue.json"]) + "\n",
+    )
+    .unwrap();
+    let (snap_s, base_s) = (snap.to_str().unwrap(), base.to_str().unwrap());
+    assert_eq!(
+        repo.run(&["verify", "--snapshot", snap_s, "--base", base_s], &[])
+            .ok(),
+        "ok verify --snapshot rev 13 (extends base rev 1)\n"
+    );
+    std::fs::remove_file(snap.join("archive/epoch-0001.json")).unwrap();
+    let line = repo
+        .run(&["verify", "--snapshot", snap_s, "--base", base_s], &[])
+        .fails(2)
+        .to_owned();
+    assert!(line.starts_with("mosaic-queue: "), "{line}");
 }
 
 #[test]

@@ -58,7 +58,8 @@ pub fn commit(message: &str, genesis: bool, by: Option<&str>, reply: &mut dyn Re
     } else {
         Some(base(root, &head)?)
     };
-    check_bytes(&bytes, &md, base)?;
+    let archived: Vec<&[u8]> = archives.iter().map(|(_, b)| b.as_slice()).collect();
+    check_bytes(&bytes, &md, base, &archived)?;
 
     // 5 to 7. Blobs, a tree from a temporary index, the commit object, published only if the
     // guard is still active and the branch still at H; then the shared index reconciled.

@@ -519,7 +519,11 @@ impl Look<'_> {
             return Ok(Vec::new());
         }
         let mut log = Vec::new();
-        for archive in first["args"]["archives"].as_array().cloned().unwrap_or_default() {
+        for archive in first["args"]["archives"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+        {
             let file = archive["file"].as_str().unwrap_or_default();
             let bytes = self
                 .work
