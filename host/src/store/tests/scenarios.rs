@@ -207,19 +207,28 @@ pub fn accept_history() -> Scenario {
     plain("accept-history", c, Run::AcceptHistory)
 }
 
-/// Three notes, then the cut before rev 4: the archive (the folder created with it) is placed
-/// before the queue file that names it.
+/// Row 1 taken to done (revs 2 to 4) through a round that posts nothing, two notes on row 2,
+/// then the cut before rev 5: row 1 and the history to rev 4 go to the archive (the folder
+/// created with it), which is placed before the queue file that names it.
 pub fn archive() -> Scenario {
-    let c = Checkout::genesis();
-    for n in 1..=3 {
-        ok(
-            &c,
-            json!({"verb": "note", "id": 1, "text": format!("note {n}")}),
-            &format!("darkwing-1-note-{n}"),
-            "darkwing",
-        );
+    let c = started();
+    let steps = [
+        json!({"verb": "move", "id": 1, "to": "in-review", "candidate": CANDIDATE, "issue": 12}),
+        json!({"verb": "move", "id": 1, "to": "done",
+            "evidence": {"comment": 55, "round": 1, "candidate": CANDIDATE}}),
+        json!({"verb": "note", "id": 2, "text": "kept"}),
+        json!({"verb": "note", "id": 2, "text": "kept again"}),
+    ];
+    let ops = [OP, "darkwing-1-done", "lead-2-note-1", "lead-2-note-2"];
+    for (step, op) in steps.into_iter().zip(ops) {
+        let by = if op.starts_with("lead") {
+            "lead"
+        } else {
+            "darkwing"
+        };
+        ok(&c, step, op, by);
     }
-    plain("archive", c, Run::Archive(4, "lead-archive-0001"))
+    plain("archive", c, Run::Archive(5, "lead-archive-0001"))
 }
 
 /// A note whose table was put back as it was: `render` rewrites it.
