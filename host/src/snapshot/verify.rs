@@ -83,7 +83,7 @@ fn snapshot_archives(dir: &Path) -> Result<Vec<Vec<u8>>, Failure> {
     names.sort();
     names
         .iter()
-        .map(|n| Ok(read_file(&folder.join(n), Kind::SnapshotJson)?))
+        .map(|n| read_file(&folder.join(n), Kind::SnapshotJson))
         .collect()
 }
 
