@@ -116,7 +116,7 @@ impl OpFilter {
         let count = ops.len() as u64;
         let mut bits = alloc::vec![0u8; OpFilter::len_for(count)];
         for op in ops {
-            for bit in probes(op, bits.len()) {
+            for bit in probes(&sha256(op.as_bytes()), bits.len()) {
                 bits[bit / 8] |= 1 << (bit % 8);
             }
         }
@@ -125,13 +125,18 @@ impl OpFilter {
 
     /// Whether `op` may be one of the ids (false: it is not).
     pub fn may_contain(&self, op: &str) -> bool {
+        self.may_contain_hash(&sha256(op.as_bytes()))
+    }
+
+    /// `may_contain` for the id whose SHA-256 is `hash` (one hash for every filter).
+    pub fn may_contain_hash(&self, hash: &[u8; 32]) -> bool {
         !self.bits.is_empty()
-            && probes(op, self.bits.len()).all(|bit| self.bits[bit / 8] & (1 << (bit % 8)) != 0)
+            && probes(hash, self.bits.len()).all(|bit| self.bits[bit / 8] & (1 << (bit % 8)) != 0)
     }
 }
 
-fn probes(op: &str, bytes: usize) -> impl Iterator<Item = usize> {
-    let hash = sha256(op.as_bytes());
+fn probes(hash: &[u8; 32], bytes: usize) -> impl Iterator<Item = usize> {
+    let hash = *hash;
     let m = bytes.saturating_mul(8).max(1);
     (0..FILTER_PROBES).map(move |i| {
         let word = [
