@@ -69,6 +69,57 @@ impl Queue {
         if let Some(entry) = self.entry_for_op(op) {
             return recorded_cut(entry, before, by);
         }
+        let cut = self.cut_point(before, op, by)?;
+        let at_cut = self.at(cut)?;
+        let archive_bytes = canon::to_canonical(&at_cut.file);
+        let split = self.index_of(cut) + 1;
+        let window = &self.file.log[split..];
+        let epoch = epoch_entry(&at_cut, &sha256_hex(&archive_bytes), window, op, by, at)?;
+        let Args::Epoch(args) = &epoch.args else {
+            return Err(broken());
+        };
+        let info = args.archives.last().ok_or_else(broken)?;
+        let archive = ArchiveArgs {
+            before,
+            epoch: args.epoch,
+            file: info.file.clone(),
+            sha: info.sha.clone(),
+            epoch_sha: compact_sha(&epoch),
+            entries: cut - at_cut.file.chain_start().map_or(0, |s| s.0),
+            rows: crate::epoch::range_count(&info.rows),
+        };
+        let archive_file = info.file.clone();
+        let mut log = Vec::with_capacity(window.len() + 2);
+        log.push(epoch);
+        log.extend_from_slice(window);
+        let mut file = QueueFile {
+            version: self.file.version,
+            canonical_root: self.file.canonical_root.clone(),
+            revision: self.file.revision,
+            rows: Vec::new(),
+            log,
+        };
+        let state = replay_upto(&file, u64::MAX, false).map_err(|_| broken())?;
+        file.rows.clone_from(&state.rows);
+        let mut queue = Queue { file, state };
+        let receipt = queue.append_entry(
+            Args::Archive(Box::new(archive)),
+            op,
+            by,
+            at,
+            EPOCH_SEMANTICS,
+        )?;
+        Ok(CutOutcome::Planned(Box::new(Cut {
+            archive_file,
+            archive_bytes,
+            queue,
+            receipt,
+        })))
+    }
+
+    /// The revision a new cut `archive --before REV` as `op` by `by` stands at, or why it may
+    /// not be made: an op an archive may hold, a token-like op, a seat, a REV out of range.
+    fn cut_point(&self, before: u64, op: &str, by: &str) -> Result<u64, VerbError> {
         let epochs = self.maybe_archived(op);
         if !epochs.is_empty() {
             return Err(VerbError::OpMaybeArchived {
@@ -97,52 +148,7 @@ impl Queue {
                 high: head + 1,
             });
         }
-        let cut = before - 1;
-        let at_cut = self.at(cut)?;
-        let archive_bytes = canon::to_canonical(&at_cut.file);
-        let split = self.index_of(cut) + 1;
-        let window = &self.file.log[split..];
-        let epoch = epoch_entry(&at_cut, &sha256_hex(&archive_bytes), window, op, by, at)?;
-        let Args::Epoch(args) = &epoch.args else {
-            return Err(broken());
-        };
-        let info = args.archives.last().ok_or_else(broken)?;
-        let archive = ArchiveArgs {
-            before,
-            epoch: args.epoch,
-            file: info.file.clone(),
-            sha: info.sha.clone(),
-            epoch_sha: compact_sha(&epoch),
-            entries: cut - at_cut.file.chain_start().map_or(0, |s| s.0),
-            rows: crate::epoch::range_count(&info.rows),
-        };
-        let archive_file = info.file.clone();
-        let mut log = Vec::with_capacity(window.len() + 2);
-        log.push(epoch);
-        log.extend_from_slice(window);
-        let mut file = QueueFile {
-            version: self.file.version,
-            canonical_root: self.file.canonical_root.clone(),
-            revision: head,
-            rows: Vec::new(),
-            log,
-        };
-        let state = replay_upto(&file, u64::MAX, false).map_err(|_| broken())?;
-        file.rows.clone_from(&state.rows);
-        let mut queue = Queue { file, state };
-        let receipt = queue.append_entry(
-            Args::Archive(Box::new(archive)),
-            op,
-            by,
-            at,
-            EPOCH_SEMANTICS,
-        )?;
-        Ok(CutOutcome::Planned(Box::new(Cut {
-            archive_file,
-            archive_bytes,
-            queue,
-            receipt,
-        })))
+        Ok(before - 1)
     }
 
     /// The position of revision `rev` (which the log holds) in the log.

@@ -196,9 +196,10 @@ impl Queue {
     /// for a log that starts at genesis.
     pub fn maybe_archived(&self, op: &str) -> Vec<u32> {
         self.file.epoch().map_or_else(Vec::new, |e| {
+            let hash = digest::sha256(op.as_bytes());
             e.archives
                 .iter()
-                .filter(|a| a.ops.may_contain(op))
+                .filter(|a| a.ops.may_contain_hash(&hash))
                 .map(|a| a.epoch)
                 .collect()
         })

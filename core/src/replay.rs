@@ -102,6 +102,9 @@ fn from_epoch(entry: &Entry, args: &EpochArgs) -> Result<State, ReplayError> {
         return Err(ReplayError::BodyHash { rev });
     }
     args.check(rev).map_err(bad)?;
+    if !(1..=EPOCH_SEMANTICS).contains(&args.state.semantics) {
+        return Err(bad("its state's semantics is not one this build knows"));
+    }
     if entry.receipt != epoch_receipt(&entry.op, rev, args.epoch) {
         return Err(ReplayError::Receipt {
             rev,

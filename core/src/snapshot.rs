@@ -5,10 +5,12 @@
 
 use alloc::vec::Vec;
 
+use crate::chain::digest_at;
 use crate::digest::sha256_hex;
 use crate::entry::{Args, Entry, Verb};
 use crate::error::SnapshotError;
 use crate::file::{QueueFile, parse_queue};
+use crate::hex::hex;
 use crate::queue::Queue;
 use crate::table::{self, BodyStatus};
 
@@ -82,8 +84,10 @@ pub fn verify_snapshot_archived(
     })
 }
 
-/// The archives of `ours` that hold entries `base` has and `ours` no longer does, parsed, in
-/// order: each picked from `given` by the sha the epoch records.
+/// The archives of `ours` from the first that holds an entry `base` has and `ours` no longer
+/// does through the last, parsed, in order: each picked from `given` by the sha the epoch
+/// records, and each ending at the digest the next epoch entry records, so the chain the
+/// base's entries are compared along is the snapshot's own.
 fn needed_archives(
     ours: &QueueFile,
     base: &QueueFile,
@@ -94,13 +98,13 @@ fn needed_archives(
     };
     let base_start = base.chain_start().map_or(0, |s| s.0);
     let base_epoch = base.epoch().map(|e| e.epoch);
-    let mut out = Vec::new();
+    let mut out: Vec<QueueFile> = Vec::new();
     let mut prev_rev = 0;
     for info in &epoch.archives {
         let holds_entries = prev_rev < base.revision && info.rev > base_start;
         let holds_epoch = base_epoch.is_some_and(|j| j + 1 == info.epoch);
         prev_rev = info.rev;
-        if !(holds_entries || holds_epoch) {
+        if out.is_empty() && !(holds_entries || holds_epoch) {
             continue;
         }
         let bad = |why| SnapshotError::Archive {
@@ -112,7 +116,25 @@ fn needed_archives(
             .iter()
             .find(|b| sha256_hex(b) == info.sha)
             .ok_or(bad("is not among the snapshot's archives"))?;
-        out.push(parse_queue(bytes).map_err(|_| bad("is not a queue file"))?);
+        let file = parse_queue(bytes).map_err(|_| bad("is not a queue file"))?;
+        if let Some(last) = out.last() {
+            let start = file.epoch().map(|e| e.digest.as_str());
+            if digest_at(last, last.revision).map(|d| hex(&d)).as_deref() != start {
+                return Err(bad(
+                    "does not go on from the chain of the archive before it",
+                ));
+            }
+        }
+        out.push(file);
+    }
+    if let Some(last) = out.last()
+        && digest_at(last, last.revision).map(|d| hex(&d)).as_deref() != Some(&epoch.digest)
+    {
+        return Err(SnapshotError::Archive {
+            base: base.revision,
+            epoch: epoch.epoch,
+            why: "does not end at the digest the snapshot's epoch records",
+        });
     }
     Ok(out)
 }

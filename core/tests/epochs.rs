@@ -53,7 +53,7 @@ fn archived_ids(queue: &Queue) -> Vec<u64> {
 
 #[test]
 fn every_cut_of_every_scenario_replays_to_the_rows_of_the_whole() {
-    let mut cuts = 0;
+    let (mut cuts, mut with_reasons, mut with_manifests) = (0, 0, 0);
     for name in common::scenario_names() {
         let (history, full) = revisions(&name);
         let head = full.revision();
@@ -68,9 +68,19 @@ fn every_cut_of_every_scenario_replays_to_the_rows_of_the_whole() {
             );
             assert_eq!(cut.archive_file, "docs/plans/archive/epoch-0001.json");
             let bytes = cut.queue.to_bytes();
+            // The one-pass reader takes it (reasons and manifests as pairs, ranges, base64),
+            // so a read after a cut never falls back to the slow reference check.
+            let text = std::str::from_utf8(&bytes).unwrap();
+            assert!(
+                mosaic_queue_core::internal::read::<QueueFile>(text).is_ok(),
+                "{what}: the strict reader refuses it"
+            );
             let again = Queue::verify(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(again.revision(), head + 1, "{what}");
             assert_eq!(again.file().first_rev(), before - 1, "{what}");
+            let epoch = again.epoch().unwrap();
+            with_reasons += usize::from(!epoch.state.reasons.is_empty());
+            with_manifests += usize::from(!epoch.state.manifests.is_empty());
             // The rows of the whole history less the archived ones, in the same order.
             let archived = archived_ids(&again);
             let kept: Vec<_> = full
@@ -80,6 +90,19 @@ fn every_cut_of_every_scenario_replays_to_the_rows_of_the_whole() {
                 .cloned()
                 .collect();
             assert_eq!(again.rows(), &kept[..], "{what}");
+            // A round opened before the cut still finds its manifest's text.
+            for round in kept
+                .iter()
+                .filter_map(|r| r.review.as_ref())
+                .flat_map(|r| &r.rounds)
+            {
+                assert_eq!(
+                    again.round_manifest(round),
+                    full.round_manifest(round),
+                    "{what}: round opened at rev {}",
+                    round.opened_rev
+                );
+            }
             for id in &archived {
                 let row = full.state().row(*id).unwrap();
                 assert_eq!(row.status, Status::Done, "{what}: row {id}");
@@ -121,6 +144,10 @@ fn every_cut_of_every_scenario_replays_to_the_rows_of_the_whole() {
         }
     }
     assert!(cuts > 60, "{cuts} cuts");
+    assert!(
+        with_reasons > 0 && with_manifests > 0,
+        "{with_reasons} {with_manifests}"
+    );
 }
 
 fn genesis() -> Queue {
