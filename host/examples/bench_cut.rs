@@ -1,11 +1,11 @@
-//! bench-epochs: what a cut buys. Builds a queue of 100,000 log entries (through the core in
+//! bench-cut: what a cut buys. Builds a queue of 100,000 log entries (through the core in
 //! memory, not one process per entry), cuts it with the release binary to a window of 1,000,
 //! and times `note` on it against `note` on a queue of only those 1,000 entries; compares the
 //! bytes a note writes (queue.json + QUEUE.md + witness); times `verify --full` at 10,000 and
 //! 100,000 entries of history; and prints the table (note, verify, bytes per op at
 //! 1,003, 10,003 and 100,001 entries) before and after a cut. Medians of a few runs each.
 //! Run: `cargo build --release -p mosaic-queue`, then `cargo run --release -p mosaic-queue
-//! --example bench-epochs`.
+//! --example bench-cut`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -118,11 +118,11 @@ fn cut(bin: &Path, root: &Path, rev: u64) -> Duration {
 }
 
 fn main() {
-    let bin = release_binary("bench-epochs");
-    let scratch = Scratch::new("bench-epochs");
+    let bin = release_binary("bench-cut");
+    let scratch = Scratch::new("bench-cut");
     let s = &scratch.0;
 
-    println!("bench-epochs: {ROWS} rows; medians of {RUNS} runs");
+    println!("bench-cut: {ROWS} rows; medians of {RUNS} runs");
     println!("| log entries | queue.json | note | verify | bytes written per op |");
     println!("| --- | --- | --- | --- | --- |");
     let mut before = Vec::new();
