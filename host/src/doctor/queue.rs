@@ -188,7 +188,7 @@ fn confirmed(
         }
         Some(w) => {
             let sha = mosaic_queue_core::sha256_hex(bytes);
-            if let Err(e) = store::cut::check_extends(io, paths, queue, &sha, w) {
+            if let Err(e) = store::archived::check_extends(io, paths, queue, &sha, w) {
                 out.push(recovery(
                     Kind::HistoryLost,
                     format!(

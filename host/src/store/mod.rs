@@ -3,6 +3,7 @@
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
 pub mod archive;
+pub mod archived;
 pub mod cut;
 pub mod lock;
 #[cfg(any(test, feature = "fault-injection"))]
@@ -272,7 +273,7 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
     let mut loaded = load_unchecked(io, paths)?;
     if let Some(w) = &loaded.witness {
-        cut::check_extends(io, paths, &loaded.queue, &loaded.sha, w)?;
+        archived::check_extends(io, paths, &loaded.queue, &loaded.sha, w)?;
         loaded.extends_witness = true;
     }
     Ok(loaded)

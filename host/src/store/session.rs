@@ -424,7 +424,7 @@ impl<'w> Session<'w> {
         // the new queue beside the bytes and witness it was loaded from, which is what the
         // write needs. The table check then sees one entry more, whose render no table on
         // disk can hold yet, so it decides as it would on the loaded queue.
-        let decided = super::cut::execute(
+        let decided = super::archived::execute(
             self.io,
             &self.paths,
             &mut loaded.queue,
@@ -577,7 +577,7 @@ impl<'w> Session<'w> {
         });
         let mut queue = loaded.queue.clone();
         let decided = (&command, op, by, self.at.as_str());
-        match super::cut::execute(self.io, &self.paths, &mut queue, decided)?.outcome {
+        match super::archived::execute(self.io, &self.paths, &mut queue, decided)?.outcome {
             Outcome::Recorded { rev, .. } => {
                 self.finish_accepted(&loaded, extends, recorded_witness, op, rev)?;
                 acknowledge(&loaded.queue, true)?;

@@ -107,7 +107,7 @@ impl Session<'_> {
                 // An op a cut archived is durable: its archive was before the cut was.
                 None => {
                     let (e, file) =
-                        super::cut::archived_entry(self.world().io, self.paths(), queue, op)?
+                        super::archived::archived_entry(self.world().io, self.paths(), queue, op)?
                             .ok_or_else(|| SessionError::NotInLog {
                                 op: op.to_owned(),
                                 rev,
