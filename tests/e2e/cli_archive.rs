@@ -302,6 +302,26 @@ fn an_archived_row_and_op_are_read_from_the_archive_and_never_applied_twice() {
             "2 lead-add-4-x"
         ]
     );
+    // wait: an archived row is done for good.
+    assert_eq!(
+        repo.run(&["wait", "4", "--status", "done", "--timeout", "1"], &[])
+            .ok(),
+        show
+    );
+    assert_eq!(
+        repo.run(
+            &["wait", "4", "--status", "in-review", "--timeout", "1"],
+            &[]
+        )
+        .fails(2),
+        "mosaic-queue: row 4 is done and never moves again, so it will not be in-review"
+    );
+    // verify-commit checks against the archived row's last round.
+    let out = repo.run(&["review", "verify-commit", "4", &head], &[]);
+    assert_eq!(
+        out.ok(),
+        format!("ok verify-commit row 4 round 1 git:{head} matches {head} (2 paths)\n")
+    );
     assert_eq!(
         repo.run(&["show", "9"], &[]).fails(2),
         "mosaic-queue: refused: no row 9 in the queue; `mosaic-queue list` shows the rows"

@@ -1,25 +1,49 @@
-//! The reads of what a cut archived: `show ID` and `log ID` of an archived row read the
-//! archives its epoch names (bounded, each checked against its SHA-256) instead of queue.json,
-//! so a row done long ago still shows as it ended and with every entry that touched it.
+//! The reads of what a cut archived: `show ID`, `log ID`, `wait ID` and `review
+//! verify-commit ID` of an archived row read the archives its epoch names (bounded, each
+//! checked against its SHA-256) instead of queue.json, so a row done long ago still shows as
+//! it ended and with every entry that touched it.
 
-use mosaic_queue_core::{Entry, Queue, Row, State, Verb};
+use mosaic_queue_core::{Entry, Queue, Row, State, Verb, VerbError};
 
 use crate::io::RealIo;
-use crate::reply::Failure;
+use crate::reply::{Failure, Reply};
 use crate::store::session::SessionError;
 use crate::store::{Paths, archive};
 
-/// An archived row as it stood at its cut, with the archive's state (for its move reason and
-/// dependencies) and the archive that holds it.
+/// An archived row as it stood at its cut, with the archive's verified queue (its state for
+/// the move reason and dependencies, its log for a round's manifest) and its path.
 pub struct Archived {
-    pub state: State,
+    pub queue: Queue,
     pub file: String,
     pub id: u64,
 }
 
 impl Archived {
-    pub fn row(&self) -> Option<&Row> {
-        self.state.row(self.id).ok()
+    pub fn state(&self) -> &State {
+        self.queue.state()
+    }
+
+    pub fn row(&self) -> Result<&Row, Failure> {
+        Ok(self.state().row(self.id)?)
+    }
+}
+
+/// Where row `id` is when the state the read view gave lacks it (the view holds the rows, not
+/// the epoch): in queue.json after all (a write since the view; its queue), or in an archive.
+/// Refused as `no row` when neither holds it.
+pub enum Found {
+    Now(Queue),
+    Archived(Archived),
+}
+
+pub fn find(paths: &Paths, id: u64, reply: &mut dyn Reply) -> Result<Found, Failure> {
+    let queue = super::load::load_unlocked(paths, reply)?.queue;
+    match queue.state().row(id) {
+        Ok(_) => Ok(Found::Now(queue)),
+        Err(VerbError::RowArchived { epoch, .. }) => {
+            Ok(Found::Archived(row(paths, &queue, id, epoch)?))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -31,9 +55,9 @@ pub fn row(paths: &Paths, queue: &Queue, id: u64, epoch: u32) -> Result<Archived
         .and_then(|e| e.archives.iter().find(|a| a.epoch == epoch))
         .ok_or_else(|| Failure::from(mosaic_queue_core::VerbError::NoSuchRow { id }))?;
     let bytes = archive::read(&RealIo, paths, &info.file, &info.sha).map_err(SessionError::from)?;
-    let archived = Queue::verify(&bytes).map_err(SessionError::from)?;
+    let queue = Queue::verify(&bytes).map_err(SessionError::from)?;
     Ok(Archived {
-        state: archived.state().clone(),
+        queue,
         file: info.file.clone(),
         id,
     })

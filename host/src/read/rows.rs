@@ -4,6 +4,7 @@
 use mosaic_queue_core::{Row, VerbError, layout, markdown::render_body, pick, to_canonical};
 use serde::Serialize;
 
+use super::archived::Found;
 use super::describe::describe;
 use super::load::{load_for_read, load_for_read_in};
 use crate::actor::seat_or_agent;
@@ -69,7 +70,7 @@ pub fn show(id: u64, reply: &mut dyn Reply) -> Replied {
     let row = match st.row(id) {
         Ok(row) => row,
         Err(VerbError::RowArchived { .. } | VerbError::NoSuchRow { .. }) => {
-            return show_archived(&paths, id, seen.durable, reply);
+            return show_archived(&paths, id, (st.revision, seen.durable), reply);
         }
         Err(e) => return Err(e.into()),
     };
@@ -91,35 +92,38 @@ pub fn show(id: u64, reply: &mut dyn Reply) -> Replied {
 fn show_archived(
     paths: &crate::store::Paths,
     id: u64,
-    durable: bool,
+    (revision, durable): (u64, bool),
     reply: &mut dyn Reply,
 ) -> Replied {
-    let queue = super::load::load_unlocked(paths, reply)?.queue;
-    let epoch = match queue.state().row(id) {
-        Err(VerbError::RowArchived { epoch, .. }) => epoch,
-        Err(e) => return Err(e.into()),
+    let archived = match super::archived::find(paths, id, reply)? {
+        Found::Archived(archived) => archived,
         // The queue holds it after all (a write since the read view): show it as it is now.
-        Ok(row) => return reply.text(&describe(queue.state(), row)),
+        Found::Now(queue) => {
+            let row = queue.state().row(id)?;
+            return reply.text(&describe(queue.state(), row));
+        }
     };
-    let archived = super::archived::row(paths, &queue, id, epoch)?;
-    let Some(row) = archived.row() else {
-        return Err(VerbError::NoSuchRow { id }.into());
-    };
+    let row = archived.row()?;
     if reply.documents() {
         return reply.serialized(&RowJson {
-            revision: queue.revision(),
+            revision,
             durable,
             row: Some(row),
             archive: Some(&archived.file),
         });
     }
-    let mut text = describe(&archived.state, row);
+    reply.text(&describe_archived(&archived, row))
+}
+
+/// An archived row as `show` prints it: its lines, then the archive it was read from.
+pub fn describe_archived(archived: &super::archived::Archived, row: &Row) -> String {
+    let mut text = describe(archived.state(), row);
     text.push_str(&format!(
         "  archived: {} (history before rev {})\n",
         archived.file,
-        archived.state.revision + 1
+        archived.state().revision + 1
     ));
-    reply.text(&text)
+    text
 }
 
 /// `next [SEAT]`: the row SEAT (else `$MOSAIC_AGENT_NAME`) should take up next.
