@@ -168,9 +168,23 @@ fn a_cut_archives_the_history_before_rev_and_the_done_rows_once() {
     names.sort();
     assert_eq!(names, ["epoch-0001.json"]);
 
-    // Its retry answers with the original receipt and writes nothing.
+    // Its retry answers with the original receipt and writes nothing; as a document too.
     let before = repo.snapshot();
     assert_eq!(repo.run(CUT, &[]).ok(), CUT_RECEIPT);
+    let mut json = CUT.to_vec();
+    json.push("--json");
+    let doc: serde_json::Value = serde_json::from_str(repo.run(&json, &[]).ok()).unwrap();
+    assert_eq!(
+        doc,
+        serde_json::json!({
+            "op": "lead-archive-1",
+            "revision": 13,
+            "verb": "archive",
+            "row": null,
+            "recorded": true,
+            "text": CUT_RECEIPT.trim_end(),
+        })
+    );
     repo.assert_unchanged(&before);
     assert_eq!(
         repo.run(&["verify", "--full"], &[]).ok(),
