@@ -461,6 +461,22 @@ fn a_changed_missing_or_stray_archive_and_an_old_witness_are_told_apart() {
     );
     repo.write("docs/plans/queue.json", &cut);
 
+    // A hand edit of the epoch entry (its chain digest) is refused by every verb alike.
+    let text = String::from_utf8(cut.clone()).unwrap();
+    let digest = repo.queue()["log"][0]["args"]["digest"].as_str().unwrap().to_owned();
+    let forged = digest.replacen(&digest[..1], if &digest[..1] == "0" { "1" } else { "0" }, 1);
+    repo.write("docs/plans/queue.json", text.replacen(&digest, &forged, 1));
+    let before = repo.snapshot();
+    let line = repo.run(&["verify"], &[]).fails(2).to_owned();
+    eprintln!("HAND EDIT: {line}");
+    assert_eq!(repo.run(&["verify", "--full"], &[]).fails(2), line);
+    assert_eq!(
+        repo.run(&change(&["note", "1", "x"], "darkwing-1-note-5", "darkwing"), &[]).fails(2),
+        line
+    );
+    repo.assert_unchanged(&before);
+    repo.write("docs/plans/queue.json", &cut);
+
     // A witness older than the epoch (rev 5, before the cut at rev 9): checked through the
     // archive, and the next write goes on from it; with the archive swapped it refuses.
     repo.write(".git/mosaic-queue.head", &early_witness);
