@@ -463,15 +463,25 @@ fn a_changed_missing_or_stray_archive_and_an_old_witness_are_told_apart() {
 
     // A hand edit of the epoch entry (its chain digest) is refused by every verb alike.
     let text = String::from_utf8(cut.clone()).unwrap();
-    let digest = repo.queue()["log"][0]["args"]["digest"].as_str().unwrap().to_owned();
+    let digest = repo.queue()["log"][0]["args"]["digest"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let forged = digest.replacen(&digest[..1], if &digest[..1] == "0" { "1" } else { "0" }, 1);
     repo.write("docs/plans/queue.json", text.replacen(&digest, &forged, 1));
     let before = repo.snapshot();
     let line = repo.run(&["verify"], &[]).fails(2).to_owned();
-    eprintln!("HAND EDIT: {line}");
+    assert_eq!(
+        line,
+        "mosaic-queue: queue.json is invalid: log entry rev 13 is refused by the rules it was written under: the cut's entry is not as a cut writes it: the archive entry does not name the epoch entry, archive and counts the log starts with; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+    );
     assert_eq!(repo.run(&["verify", "--full"], &[]).fails(2), line);
     assert_eq!(
-        repo.run(&change(&["note", "1", "x"], "darkwing-1-note-5", "darkwing"), &[]).fails(2),
+        repo.run(
+            &change(&["note", "1", "x"], "darkwing-1-note-5", "darkwing"),
+            &[]
+        )
+        .fails(2),
         line
     );
     repo.assert_unchanged(&before);
