@@ -693,3 +693,18 @@ fn writes_after_a_cut_splice_as_they_did_before() {
     }
     Queue::verify(&q.to_bytes()).unwrap();
 }
+
+/// A cut before rev 2 leaves a log of as many entries as the one it replaces, plus one: the
+/// splice a write uses must not take the old log's text for it.
+#[test]
+fn the_cut_file_is_never_spliced_onto_the_log_it_replaces() {
+    use mosaic_queue_core::layout;
+    let mut q = genesis();
+    q.execute(&note(4, "one"), "lead-4-note-0001", "lead", AT)
+        .unwrap();
+    let before = q.to_bytes();
+    let cut = planned(&q, 2, "lead-cut-0001");
+    assert_eq!(cut.queue.file().log.len(), q.file().log.len() + 1);
+    assert_eq!(layout::appended(cut.queue.file(), &before, q.rows()), None);
+    assert_eq!(layout::appended(cut.queue.file(), &before, &[]), None);
+}
