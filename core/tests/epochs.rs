@@ -708,3 +708,103 @@ fn the_cut_file_is_never_spliced_onto_the_log_it_replaces() {
     assert_eq!(layout::appended(cut.queue.file(), &before, q.rows()), None);
     assert_eq!(layout::appended(cut.queue.file(), &before, &[]), None);
 }
+
+/// What one step answered: its receipt, with the revision it names, or its refusal's kind.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Wrote(Option<u64>, String),
+    Refused(String),
+}
+
+fn step_on(queue: &mut Queue, step: &common::Step) -> Result<Outcome, VerbError> {
+    match step.semantics {
+        None => queue.execute(&step.command, &step.op, &step.by, &step.at),
+        Some(sem) => step
+            .command
+            .normalize(queue.state(), queue.revision() + 1, &step.by)
+            .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
+            .map(|receipt| Outcome::Applied {
+                rev: queue.revision(),
+                receipt,
+                request: None,
+            }),
+    }
+}
+
+fn answer(result: Result<Outcome, VerbError>) -> Answer {
+    match result {
+        Ok(Outcome::Applied { rev, receipt, .. } | Outcome::Recorded { rev, receipt, .. }) => {
+            Answer::Wrote(Some(rev), receipt)
+        }
+        Ok(o @ Outcome::NothingToTake { .. }) => Answer::Wrote(None, o.receipt().to_owned()),
+        Err(e) => Answer::Refused(e.kind().to_owned()),
+    }
+}
+
+/// Every scenario cut after each of its steps at every revision it may be cut at, then driven
+/// on by the steps left: each answers as it did on the whole history, a new entry one
+/// revision later (the archive entry took one), a retry of an archived op through the archive,
+/// and a command naming an archived row refused as archived where the whole history refused it.
+#[test]
+fn a_cut_queue_answers_every_later_step_as_the_whole_history_does() {
+    let (mut runs, mut archived_retries, mut archived_refusals) = (0, 0, 0);
+    for name in common::scenario_names() {
+        let sc = common::load_scenario(&name);
+        let g = &sc.genesis;
+        let (mut full, _) = Queue::genesis(g.args.clone(), &g.op, &g.by, &g.at).unwrap();
+        let mut prefixes = vec![full.clone()];
+        let mut whole = Vec::new();
+        for step in &sc.steps {
+            whole.push(answer(step_on(&mut full, step)));
+            prefixes.push(full.clone());
+        }
+        for (s, prefix) in prefixes.iter().enumerate() {
+            let head = prefix.revision();
+            for before in 2..=head + 1 {
+                let cut = planned(prefix, before, "lead-cut-0001");
+                let archive = parse_queue(&cut.archive_bytes).unwrap();
+                let mut q = cut.queue;
+                runs += 1;
+                for (i, step) in sc.steps.iter().enumerate().skip(s) {
+                    let what = format!("{name}: cut before {before} after step {s}, step {i}");
+                    let mut got = step_on(&mut q, step);
+                    if matches!(got, Err(VerbError::OpMaybeArchived { .. })) {
+                        got = q.execute_with_archives(
+                            &step.command,
+                            &step.op,
+                            &step.by,
+                            &step.at,
+                            &[(1, &archive)],
+                        );
+                        archived_retries += 1;
+                    }
+                    let got = answer(got);
+                    let want = match &whole[i] {
+                        // New entries stand one revision later; ops from before the cut keep
+                        // theirs.
+                        Answer::Wrote(Some(rev), receipt) if *rev > head => Answer::Wrote(
+                            Some(rev + 1),
+                            receipt.replace(&format!(" rev {rev} "), &format!(" rev {} ", rev + 1)),
+                        ),
+                        other => match other {
+                            Answer::Wrote(rev, r) => Answer::Wrote(*rev, r.clone()),
+                            Answer::Refused(k) => Answer::Refused(k.clone()),
+                        },
+                    };
+                    if got == Answer::Refused("row-archived".into())
+                        && matches!(want, Answer::Refused(_))
+                    {
+                        archived_refusals += 1;
+                        continue;
+                    }
+                    assert_eq!(got, want, "{what}");
+                }
+                Queue::verify(&q.to_bytes()).unwrap();
+            }
+        }
+    }
+    assert!(
+        runs > 500 && archived_retries > 50 && archived_refusals > 0,
+        "{runs} runs, {archived_retries} archived retries, {archived_refusals} archived refusals"
+    );
+}
