@@ -327,6 +327,28 @@ fn an_archived_row_is_refused_by_every_verb_and_its_id_never_given_again() {
         q.state().row(5).unwrap_err(),
         VerbError::RowArchived { id: 5, epoch: 2 }
     );
+    // A state rebuilt from what a write recorded (the host's read view) refuses the same ids
+    // and gives the same next id once it is told the archived ranges.
+    let st = q.state();
+    assert_eq!(st.archived(), [(1, 3, 1), (4, 5, 2)]);
+    let rebuilt = mosaic_queue_core::State::from_parts(
+        q.revision(),
+        q.rows().to_vec(),
+        Vec::new(),
+        st.branch.clone().unwrap(),
+        st.root.clone().unwrap(),
+    );
+    assert_eq!(
+        rebuilt.row(2).unwrap_err(),
+        VerbError::NoSuchRow { id: 2 },
+        "without the ranges"
+    );
+    let rebuilt = rebuilt.with_archived(st.archived().to_vec(), st.next_id());
+    assert_eq!(
+        rebuilt.row(2).unwrap_err(),
+        VerbError::RowArchived { id: 2, epoch: 1 }
+    );
+    assert_eq!(rebuilt.next_id(), st.next_id());
 }
 
 /// Two cuts in a row, with the archives and `verify_full` over both.
