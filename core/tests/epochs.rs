@@ -830,3 +830,43 @@ fn a_cut_queue_answers_every_later_step_as_the_whole_history_does() {
         "{runs} runs, {archived_retries} archived retries, {archived_refusals} archived refusals"
     );
 }
+
+/// The two entries of a cut stand only where a cut puts them, once.
+#[test]
+fn epoch_and_archive_entries_are_refused_anywhere_else() {
+    let (_, _, cut) = two_cuts();
+    let last = cut.file().log.last().unwrap().clone();
+    let epoch = cut.file().log[0].args.clone();
+    let why = |r: Result<String, VerbError>| match r {
+        Err(VerbError::EpochEntry { why }) => why,
+        other => panic!("{other:?}"),
+    };
+    // A second archive entry, and an epoch entry past the first.
+    let mut q = cut.clone();
+    assert_eq!(
+        why(q.append_entry(last.args.clone(), "lead-cut-0003", "lead", AT, 6)),
+        "the log holds a second archive entry for its epoch"
+    );
+    assert_eq!(
+        why(q.append_entry(epoch.clone(), "lead-cut-0004", "lead", AT, 6)),
+        "an epoch entry stands only first in a log"
+    );
+    let reserved = q.append_entry(epoch, "lead-cut-0004.epoch", "lead", AT, 6);
+    assert_eq!(reserved.unwrap_err().kind(), "reserved-op");
+    // An archive entry in a log that starts at genesis: semantics 6 is unknown there, and
+    // under 5 it is refused as no cut writes it.
+    let mut g = genesis();
+    let refused = g.append_entry(last.args.clone(), "lead-cut-0005", "lead", AT, 6);
+    assert_eq!(
+        refused.unwrap_err(),
+        VerbError::UnknownSemantics {
+            semantics: 6,
+            current: 5
+        }
+    );
+    assert_eq!(
+        why(g.append_entry(last.args, "lead-cut-0005", "lead", AT, 5)),
+        "an archive entry is written under semantics 6"
+    );
+    assert_eq!(q.to_bytes(), cut.to_bytes());
+}
