@@ -459,6 +459,18 @@ fn verify_full_catches_every_edit() {
             )
         );
     }
+    // An op of the window renamed to one archive 1 holds: each file holds together alone,
+    // and only the check of the whole history finds the op used twice.
+    let mut twice = file.clone();
+    assert_eq!(twice.log[1].op, "lead-5-note-0007");
+    twice.log[1].op = "lead-4-note-0001".into();
+    twice.log[1].receipt = "ok lead-4-note-0001 rev 10 note 5".into();
+    let twice = mosaic_queue_core::to_canonical(&twice);
+    Queue::verify(&twice).unwrap();
+    assert_eq!(
+        verify_full(&[&one, &two], &twice).unwrap_err().to_string(),
+        "epoch 2 does not hold: op `lead-4-note-0001` is used at rev 3 and again at rev 10"
+    );
     // An entry of the window edited: the file holds together alone and in full, and the
     // witness of the write before the edit catches it, as it does without a cut.
     let witness = q.witness(sha256_hex(&bytes), AT.into());
