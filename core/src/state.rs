@@ -61,9 +61,11 @@ pub struct State {
     candidates: Option<Candidates>,
     /// The search steps the `set … after` entries of semantics 3 and 4 took so far.
     spent: u64,
-    /// Set when replay started from an epoch entry: the archived rows and the `archive`
-    /// entry the log must hold.
+    /// Set when replay started from an epoch entry: the `archive` entry the log must hold.
     epoch: Option<alloc::boxed::Box<Seed>>,
+    /// Every archive's row ranges, `(first, last, epoch)` ascending: the ids refused as
+    /// archived (none from genesis).
+    archived: Vec<(u64, u64, u32)>,
     /// The smallest id `add` may give: the epoch's `nextId` (0 from genesis).
     id_floor: u64,
 }
@@ -72,8 +74,6 @@ pub struct State {
 #[derive(Clone, Debug)]
 pub(crate) struct Seed {
     pub(crate) epoch: u32,
-    /// Every archive's row ranges, `(first, last, epoch)` ascending.
-    pub(crate) archived: Vec<(u64, u64, u32)>,
     /// The arguments the `archive` entry after the window must carry.
     pub(crate) expected: ArchiveArgs,
     /// The revision of that entry, once applied.
@@ -103,8 +103,22 @@ impl State {
             candidates: None,
             spent: 0,
             epoch: None,
+            archived: Vec::new(),
             id_floor: 0,
         }
+    }
+
+    /// `from_parts` for a queue cut into epochs: the archived id ranges it refuses as archived
+    /// (`archived()` of the state it was recorded from) and the smallest id it may give.
+    pub fn with_archived(mut self, archived: Vec<(u64, u64, u32)>, next_id: u64) -> State {
+        self.archived = archived;
+        self.id_floor = next_id;
+        self
+    }
+
+    /// The archived id ranges `(first, last, epoch)`, ascending; empty for a queue never cut.
+    pub fn archived(&self) -> &[(u64, u64, u32)] {
+        &self.archived
     }
 
     /// The state an epoch entry at `rev` starts replay from (its args already checked);
@@ -139,10 +153,10 @@ impl State {
             spent: st.spent,
             epoch: Some(alloc::boxed::Box::new(Seed {
                 epoch: args.epoch,
-                archived: archived_ranges(&args.archives),
                 expected,
                 archived_at: None,
             })),
+            archived: archived_ranges(&args.archives),
             id_floor: st.next_id,
         }
     }
@@ -158,7 +172,7 @@ impl State {
 
     /// The epoch whose archive holds row `id`, if one does.
     pub fn archived_in(&self, id: u64) -> Option<u32> {
-        archived_in(&self.seed()?.archived, id)
+        archived_in(&self.archived, id)
     }
 
     /// The refusal for a row this state lacks: archived, or no such row.

@@ -327,6 +327,28 @@ fn an_archived_row_is_refused_by_every_verb_and_its_id_never_given_again() {
         q.state().row(5).unwrap_err(),
         VerbError::RowArchived { id: 5, epoch: 2 }
     );
+    // A state rebuilt from what a write recorded (the host's read view) refuses the same ids
+    // and gives the same next id once it is told the archived ranges.
+    let st = q.state();
+    assert_eq!(st.archived(), [(1, 3, 1), (4, 5, 2)]);
+    let rebuilt = mosaic_queue_core::State::from_parts(
+        q.revision(),
+        q.rows().to_vec(),
+        Vec::new(),
+        st.branch.clone().unwrap(),
+        st.root.clone().unwrap(),
+    );
+    assert_eq!(
+        rebuilt.row(2).unwrap_err(),
+        VerbError::NoSuchRow { id: 2 },
+        "without the ranges"
+    );
+    let rebuilt = rebuilt.with_archived(st.archived().to_vec(), st.next_id());
+    assert_eq!(
+        rebuilt.row(2).unwrap_err(),
+        VerbError::RowArchived { id: 2, epoch: 1 }
+    );
+    assert_eq!(rebuilt.next_id(), st.next_id());
 }
 
 /// Two cuts in a row, with the archives and `verify_full` over both.
@@ -437,6 +459,18 @@ fn verify_full_catches_every_edit() {
             )
         );
     }
+    // An op of the window renamed to one archive 1 holds: each file holds together alone,
+    // and only the check of the whole history finds the op used twice.
+    let mut twice = file.clone();
+    assert_eq!(twice.log[1].op, "lead-5-note-0007");
+    twice.log[1].op = "lead-4-note-0001".into();
+    twice.log[1].receipt = "ok lead-4-note-0001 rev 10 note 5".into();
+    let twice = mosaic_queue_core::to_canonical(&twice);
+    Queue::verify(&twice).unwrap();
+    assert_eq!(
+        verify_full(&[&one, &two], &twice).unwrap_err().to_string(),
+        "epoch 2 does not hold: op `lead-4-note-0001` is used at rev 3 and again at rev 10"
+    );
     // An entry of the window edited: the file holds together alone and in full, and the
     // witness of the write before the edit catches it, as it does without a cut.
     let witness = q.witness(sha256_hex(&bytes), AT.into());
@@ -692,4 +726,159 @@ fn writes_after_a_cut_splice_as_they_did_before() {
         assert_eq!(q.file().log.last().unwrap().semantics, 6);
     }
     Queue::verify(&q.to_bytes()).unwrap();
+}
+
+/// A cut before rev 2 leaves a log of as many entries as the one it replaces, plus one: the
+/// splice a write uses must not take the old log's text for it.
+#[test]
+fn the_cut_file_is_never_spliced_onto_the_log_it_replaces() {
+    use mosaic_queue_core::layout;
+    let mut q = genesis();
+    q.execute(&note(4, "one"), "lead-4-note-0001", "lead", AT)
+        .unwrap();
+    let before = q.to_bytes();
+    let cut = planned(&q, 2, "lead-cut-0001");
+    assert_eq!(cut.queue.file().log.len(), q.file().log.len() + 1);
+    assert_eq!(layout::appended(cut.queue.file(), &before, q.rows()), None);
+    assert_eq!(layout::appended(cut.queue.file(), &before, &[]), None);
+}
+
+/// What one step answered: its receipt, with the revision it names, or its refusal's kind.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Wrote(Option<u64>, String),
+    Refused(String),
+}
+
+fn step_on(queue: &mut Queue, step: &common::Step) -> Result<Outcome, VerbError> {
+    match step.semantics {
+        None => queue.execute(&step.command, &step.op, &step.by, &step.at),
+        Some(sem) => step
+            .command
+            .normalize(queue.state(), queue.revision() + 1, &step.by)
+            .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
+            .map(|receipt| Outcome::Applied {
+                rev: queue.revision(),
+                receipt,
+                request: None,
+            }),
+    }
+}
+
+fn answer(result: Result<Outcome, VerbError>) -> Answer {
+    match result {
+        Ok(Outcome::Applied { rev, receipt, .. } | Outcome::Recorded { rev, receipt, .. }) => {
+            Answer::Wrote(Some(rev), receipt)
+        }
+        Ok(o @ Outcome::NothingToTake { .. }) => Answer::Wrote(None, o.receipt().to_owned()),
+        Err(e) => Answer::Refused(e.kind().to_owned()),
+    }
+}
+
+/// Every scenario cut after each of its steps at every revision it may be cut at, then driven
+/// on by the steps left: each answers as it did on the whole history, a new entry one
+/// revision later (the archive entry took one), a retry of an archived op through the archive,
+/// and a command naming an archived row refused as archived where the whole history refused it.
+#[test]
+fn a_cut_queue_answers_every_later_step_as_the_whole_history_does() {
+    let (mut runs, mut archived_retries, mut archived_refusals) = (0, 0, 0);
+    for name in common::scenario_names() {
+        let sc = common::load_scenario(&name);
+        let g = &sc.genesis;
+        let (mut full, _) = Queue::genesis(g.args.clone(), &g.op, &g.by, &g.at).unwrap();
+        let mut prefixes = vec![full.clone()];
+        let mut whole = Vec::new();
+        for step in &sc.steps {
+            whole.push(answer(step_on(&mut full, step)));
+            prefixes.push(full.clone());
+        }
+        for (s, prefix) in prefixes.iter().enumerate() {
+            let head = prefix.revision();
+            for before in 2..=head + 1 {
+                let cut = planned(prefix, before, "lead-cut-0001");
+                let archive = parse_queue(&cut.archive_bytes).unwrap();
+                let mut q = cut.queue;
+                runs += 1;
+                for (i, step) in sc.steps.iter().enumerate().skip(s) {
+                    let what = format!("{name}: cut before {before} after step {s}, step {i}");
+                    let mut got = step_on(&mut q, step);
+                    if matches!(got, Err(VerbError::OpMaybeArchived { .. })) {
+                        got = q.execute_with_archives(
+                            &step.command,
+                            &step.op,
+                            &step.by,
+                            &step.at,
+                            &[(1, &archive)],
+                        );
+                        archived_retries += 1;
+                    }
+                    let got = answer(got);
+                    let want = match &whole[i] {
+                        // New entries stand one revision later; ops from before the cut keep
+                        // theirs.
+                        Answer::Wrote(Some(rev), receipt) if *rev > head => Answer::Wrote(
+                            Some(rev + 1),
+                            receipt.replace(&format!(" rev {rev} "), &format!(" rev {} ", rev + 1)),
+                        ),
+                        other => match other {
+                            Answer::Wrote(rev, r) => Answer::Wrote(*rev, r.clone()),
+                            Answer::Refused(k) => Answer::Refused(k.clone()),
+                        },
+                    };
+                    if got == Answer::Refused("row-archived".into())
+                        && matches!(want, Answer::Refused(_))
+                    {
+                        archived_refusals += 1;
+                        continue;
+                    }
+                    assert_eq!(got, want, "{what}");
+                }
+                Queue::verify(&q.to_bytes()).unwrap();
+            }
+        }
+    }
+    assert!(
+        runs > 500 && archived_retries > 50 && archived_refusals > 0,
+        "{runs} runs, {archived_retries} archived retries, {archived_refusals} archived refusals"
+    );
+}
+
+/// The two entries of a cut stand only where a cut puts them, once.
+#[test]
+fn epoch_and_archive_entries_are_refused_anywhere_else() {
+    let (_, _, cut) = two_cuts();
+    let last = cut.file().log.last().unwrap().clone();
+    let epoch = cut.file().log[0].args.clone();
+    let why = |r: Result<String, VerbError>| match r {
+        Err(VerbError::EpochEntry { why }) => why,
+        other => panic!("{other:?}"),
+    };
+    // A second archive entry, and an epoch entry past the first.
+    let mut q = cut.clone();
+    assert_eq!(
+        why(q.append_entry(last.args.clone(), "lead-cut-0003", "lead", AT, 6)),
+        "the log holds a second archive entry for its epoch"
+    );
+    assert_eq!(
+        why(q.append_entry(epoch.clone(), "lead-cut-0004", "lead", AT, 6)),
+        "an epoch entry stands only first in a log"
+    );
+    let reserved = q.append_entry(epoch, "lead-cut-0004.epoch", "lead", AT, 6);
+    assert_eq!(reserved.unwrap_err().kind(), "reserved-op");
+    // An archive entry in a log that starts at genesis: semantics 6 is unknown there, and
+    // under 5 it is refused as no cut writes it.
+    let mut g = genesis();
+    let refused = g.append_entry(last.args.clone(), "lead-cut-0005", "lead", AT, 6);
+    assert_eq!(
+        refused.unwrap_err(),
+        VerbError::UnknownSemantics {
+            semantics: 6,
+            current: 5
+        }
+    );
+    assert_eq!(
+        why(g.append_entry(last.args, "lead-cut-0005", "lead", AT, 5)),
+        "an archive entry is written under semantics 6"
+    );
+    assert_eq!(q.to_bytes(), cut.to_bytes());
 }
