@@ -161,6 +161,13 @@ fn a_cut_archives_the_history_before_rev_and_the_done_rows_once() {
         "| # | Piece | Owner | Status | Gate | Issues | Note |\n| --- | --- | --- | --- | --- | --- | --- |\n| 1 | Parser | darkwing | queued |  | #12, #14 | n3 |\n| 2 | Render |  | queued | jason | #20 |  |\n\n**Parked**\n\n- 3 Old thing (owner sage): later\n"
     );
     assert_eq!(repo.witness().unwrap()["revision"], 13);
+    // The read view carries the archived ids, so a read that answers from it knows them.
+    let view: serde_json::Value =
+        serde_json::from_slice(&repo.read_bytes(".git/mosaic-queue.view")).unwrap();
+    assert_eq!(
+        (&view["archived"], &view["nextId"]),
+        (&serde_json::json!([[4, 5, 1]]), &serde_json::json!(6))
+    );
     let mut names: Vec<String> = std::fs::read_dir(repo.path("docs/plans/archive"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
