@@ -361,6 +361,8 @@ pub trait Io {
     fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The file's identity (lstat: a symlink is not followed).
     fn file_id(&self, path: &Path) -> io::Result<FileId>;
+    /// Whether `path` is a directory itself (lstat: a symlink to one is not).
+    fn is_dir(&self, path: &Path) -> io::Result<bool>;
     /// Whether tmpfs counts as supported: only a test's I/O layer says yes.
     fn allow_tmpfs(&self) -> bool {
         false
@@ -421,6 +423,9 @@ impl Io for RealIo {
     }
     fn file_id(&self, path: &Path) -> io::Result<FileId> {
         self.sys().file_id(path)
+    }
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.sys().is_dir(path)
     }
     fn step(&self, name: &str) {
         crate::seam::step(name);
@@ -559,6 +564,13 @@ impl Io for Sys {
             std::fs::read_dir(dir)?
                 .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
                 .collect()
+        })
+    }
+
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.call(Call::Stat(path), || {
+            let st = fs::lstat(path)?;
+            Ok(FileType::from_raw_mode(st.st_mode) == FileType::Directory)
         })
     }
 

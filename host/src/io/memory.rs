@@ -510,6 +510,13 @@ impl Io for MemIo<'_> {
         self.call(Call::Stat(path), |fs| fs.file_id(path))
     }
 
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.call(Call::Stat(path), |fs| match fs.entries.get(path) {
+            None => Err(errno(Errno::NOENT)),
+            Some(node) => Ok(*node == Node::Dir),
+        })
+    }
+
     fn step(&self, name: &str) {
         if let Some(hook) = self.hook {
             hook.mark("step", name);

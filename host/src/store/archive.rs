@@ -95,7 +95,16 @@ pub fn place(
 fn ensure_dir(io: &dyn Io, paths: &Paths) -> Result<(), StoreError> {
     match io.create_dir(&paths.archive) {
         Ok(()) => io.step("archive-dir-created"),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        // Something at the name: only a directory itself (never a symlink, which would send
+        // the archive outside the checkout) is the folder.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if !io
+                .is_dir(&paths.archive)
+                .map_err(io_err("look at", &paths.archive))?
+            {
+                return Err(StoreError::ArchiveFolder);
+            }
+        }
         Err(e) => return Err(io_err("create", &paths.archive)(e)),
     }
     io.sync_dir(&paths.plans)
@@ -259,6 +268,27 @@ mod tests {
         );
         let e = place(&io, &paths, "docs/plans/queue.json", b"x", false).unwrap_err();
         assert_eq!(e.kind(), "archive-name");
+    }
+
+    #[test]
+    fn a_folder_that_is_a_symlink_or_a_file_is_refused_and_nothing_written() {
+        let (disk, paths) = checkout();
+        disk.mkdir_all(Path::new("/elsewhere"));
+        disk.symlink(&paths.archive, Path::new("/elsewhere"));
+        let io = disk.io(None);
+        let e = place(&io, &paths, REL, b"cut", false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "docs/plans/archive is not a directory (a symlink or a file is at its name); put the folder back as a plain directory (`git checkout -- docs/plans/archive/`), then retry the same op"
+        );
+        assert!(disk.names(Path::new("/elsewhere")).is_empty());
+        disk.remove(&paths.archive);
+        disk.put(&paths.archive, b"a file");
+        assert_eq!(
+            place(&io, &paths, REL, b"cut", false).unwrap_err().kind(),
+            "archive-folder"
+        );
+        assert_eq!(disk.get(&paths.archive).unwrap(), b"a file");
     }
 
     #[test]

@@ -111,6 +111,10 @@ pub enum StoreError {
     )]
     ArchiveName(String),
     #[error(
+        "docs/plans/archive is not a directory (a symlink or a file is at its name); put the folder back as a plain directory (`git checkout -- docs/plans/archive/`), then retry the same op"
+    )]
+    ArchiveFolder,
+    #[error(
         "{file} is missing, and the queue's epoch names it; restore it from git (`git checkout -- {file}`)"
     )]
     ArchiveMissing { file: String },
@@ -139,6 +143,7 @@ impl StoreError {
             | StoreError::BadWitness { .. }
             | StoreError::Filesystem { .. }
             | StoreError::ArchiveName(_)
+            | StoreError::ArchiveFolder
             | StoreError::ArchiveMissing { .. }
             | StoreError::ArchiveChanged { .. }
             | StoreError::ArchiveInvalid { .. } => Exit::Refused,
@@ -159,6 +164,7 @@ impl StoreError {
             StoreError::Refused(r) => r.kind_name(),
             StoreError::TableNotWritten { .. } => "table-not-written",
             StoreError::ArchiveName(_) => "archive-name",
+            StoreError::ArchiveFolder => "archive-folder",
             StoreError::ArchiveMissing { .. } => "archive-missing",
             StoreError::ArchiveChanged { .. } => "archive-changed",
             StoreError::ArchiveInvalid { .. } => "archive-invalid",

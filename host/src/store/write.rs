@@ -389,6 +389,9 @@ mod tests {
         fn file_id(&self, path: &Path) -> io::Result<FileId> {
             RealIo.file_id(path)
         }
+        fn is_dir(&self, path: &Path) -> io::Result<bool> {
+            RealIo.is_dir(path)
+        }
     }
 
     #[test]
