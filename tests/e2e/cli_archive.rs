@@ -452,6 +452,31 @@ fn a_changed_missing_or_stray_archive_and_an_old_witness_are_told_apart() {
     assert!(repo.run(&["doctor"], &[]).stdout.contains("archive-missing: docs/plans/archive/epoch-0001.json is missing, and queue.json's epoch names it"));
     repo.write(archive, &good);
 
+    // Not a regular file: a named pipe (never opened to block) and a symlink are refused.
+    std::fs::remove_file(repo.path(archive)).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(repo.path(archive))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let shown = repo.path(archive).display().to_string();
+    assert_eq!(
+        repo.run(&["verify", "--full"], &[]).fails(2),
+        format!(
+            "mosaic-queue: {shown} is a named pipe (FIFO), not a regular file; restore it from git (`git checkout -- docs/plans/archive/`); archives are never edited"
+        )
+    );
+    std::fs::remove_file(repo.path(archive)).unwrap();
+    std::os::unix::fs::symlink(repo.path("docs/plans/queue.json"), repo.path(archive)).unwrap();
+    assert_eq!(
+        repo.run(&["verify", "--full"], &[]).fails(2),
+        format!(
+            "mosaic-queue: {shown} is a symlink; an archive must be a regular file, not a link: replace the link with a copy of the file it points to"
+        )
+    );
+    std::fs::remove_file(repo.path(archive)).unwrap();
+    repo.write(archive, &good);
+
     // A stray archive no epoch names.
     repo.write("docs/plans/archive/epoch-0002.json", "{}");
     assert!(repo.run(&["doctor"], &[]).stdout.contains(
