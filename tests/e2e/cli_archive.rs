@@ -711,3 +711,89 @@ fn a_stray_archive_of_a_killed_cut_is_replaced_by_a_cut_at_another_revision() {
             .starts_with("ok verify rev 13 ")
     );
 }
+
+/// Two cuts: the second archive starts with the first cut's epoch entry; reads, retries and
+/// `verify --full` go through both, and a commit publishes both.
+#[test]
+fn a_second_cut_chains_on_the_first() {
+    let repo = Repo::new("archive-twice");
+    repo.install_guard();
+    let (_, head) = history(&repo);
+    assert_eq!(repo.run(CUT, &[]).ok(), CUT_RECEIPT);
+    add_done(&repo, 6);
+    let n = repo.queue()["revision"].as_u64().unwrap();
+    assert_eq!(n, 17);
+    let note = change(&["note", "1", "after"], "darkwing-1-note-5", "darkwing");
+    assert_eq!(
+        repo.run(&note, &[]).ok(),
+        "ok darkwing-1-note-5 rev 18 note 1\n"
+    );
+    // The first cut's archive entry is rev 13: the second starts at 14 at the earliest.
+    let early = [
+        "archive",
+        "--before",
+        "13",
+        "--yes",
+        "--op",
+        "lead-archive-2",
+        "--by",
+        "lead",
+    ];
+    let line = repo.run(&early, &[]).fails(2).to_owned();
+    assert!(line.starts_with("mosaic-queue: refused: "), "{line}");
+    let second = [
+        "archive",
+        "--before",
+        "18",
+        "--yes",
+        "--op",
+        "lead-archive-2",
+        "--by",
+        "lead",
+    ];
+    assert_eq!(
+        repo.run(&second, &[]).ok(),
+        "ok lead-archive-2 rev 19 archived 8 entries and 1 done rows to docs/plans/archive/epoch-0002.json\n"
+    );
+    let archive2: serde_json::Value =
+        serde_json::from_slice(&repo.read_bytes("docs/plans/archive/epoch-0002.json")).unwrap();
+    assert_eq!(archive2["log"][0]["op"], "lead-archive-1.epoch");
+    assert_eq!(archive2["revision"], 17);
+    assert_eq!(repo.queue()["log"][0]["args"]["epoch"], 2);
+    assert_eq!(
+        repo.run(&["verify", "--full"], &[]).ok(),
+        "ok verify rev 19 (3 entries, witness rev 19), full history from genesis through 2 archives\n"
+    );
+    // Rows of either cut read from their own archive; an op of either is never applied again.
+    assert!(
+        repo.run(&["show", "4"], &[])
+            .ok()
+            .ends_with("  archived: docs/plans/archive/epoch-0001.json (history before rev 10)\n")
+    );
+    assert!(
+        repo.run(&["show", "6"], &[])
+            .ok()
+            .ends_with("  archived: docs/plans/archive/epoch-0002.json (history before rev 18)\n")
+    );
+    assert_eq!(repo.run(&["log", "6"], &[]).ok().lines().count(), 4);
+    let evidence = format!("comment=55,round=1,candidate=git:{head}");
+    let done4 = ["move", "4", "done", "--evidence", &evidence];
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&change(&done4, "darkwing-4-done", "darkwing"), &[])
+            .ok(),
+        "ok darkwing-4-done rev 5 move 4 in-review -> done\n"
+    );
+    assert_eq!(
+        repo.run(&["sync", "--op", "darkwing-1-note-1"], &[]).ok(),
+        "ok sync rev 19: darkwing-1-note-1 is durable at rev 10 (by darkwing), archived in docs/plans/archive/epoch-0002.json\n"
+    );
+    repo.assert_unchanged(&before);
+    let out = repo.run(&["commit", "-m", "queue: two cuts", "--by", "lead"], &[]);
+    assert!(out.ok().ends_with(" (queue rev 19)\n"), "{}", out.stdout);
+    assert_eq!(
+        repo.git(&["ls-tree", "--name-only", "HEAD", "docs/plans/archive/"]),
+        "docs/plans/archive/epoch-0001.json\ndocs/plans/archive/epoch-0002.json"
+    );
+    assert_eq!(repo.git(&["status", "--porcelain", "--", "docs/plans"]), "");
+}
