@@ -512,7 +512,8 @@ impl Look<'_> {
 
 impl Look<'_> {
     /// The entries of the archives `queue`'s epoch names, read back as JSON (none before a
-    /// cut), the epoch entries that open later archives left out.
+    /// cut). Each entry is in one file: an archive after the first opens with the epoch entry
+    /// before it, which queue.json no longer holds.
     fn archived_log(&self, queue: &Value) -> Result<Vec<Value>, String> {
         let first = &queue["log"][0];
         if first["verb"] != "epoch" {
@@ -532,8 +533,7 @@ impl Look<'_> {
                 .ok_or_else(|| format!("lost the archive {file} its epoch names"))?;
             let v: Value = serde_json::from_slice(&bytes)
                 .map_err(|e| format!("has an archive {file} of bad JSON ({e})"))?;
-            let entries = v["log"].as_array().cloned().unwrap_or_default();
-            log.extend(entries.into_iter().filter(|e| e["verb"] != "epoch"));
+            log.extend(v["log"].as_array().cloned().unwrap_or_default());
         }
         Ok(log)
     }

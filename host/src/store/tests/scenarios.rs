@@ -231,6 +231,24 @@ pub fn archive() -> Scenario {
     plain("archive", c, Run::Archive(5, "lead-archive-0001"))
 }
 
+/// The first cut made, two notes more, then a second cut before the first note: its archive
+/// goes into the folder the first created (and opens with the first epoch entry).
+pub fn archive_again() -> Scenario {
+    let s = archive();
+    let c = s.checkout;
+    let first = c.process(None).archive(5, "lead-archive-0001", "lead");
+    assert!(first.is_ok(), "{first:?}");
+    for n in 1..=2 {
+        ok(
+            &c,
+            json!({"verb": "note", "id": 2, "text": format!("after {n}")}),
+            &format!("lead-2-note-after-{n}"),
+            "lead",
+        );
+    }
+    plain("archive again", c, Run::Archive(8, "lead-archive-0002"))
+}
+
 /// A note whose table was put back as it was: `render` rewrites it.
 pub fn render() -> Scenario {
     let c = Checkout::genesis();
