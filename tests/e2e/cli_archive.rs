@@ -429,6 +429,16 @@ fn a_changed_missing_or_stray_archive_and_an_old_witness_are_told_apart() {
     repo.write(archive, &edited);
     let before = repo.snapshot();
     assert_eq!(repo.run(&["verify", "--full"], &[]).fails(2), changed);
+    let out = repo.run(&["verify", "--full", "--json"], &[]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        (out.code, &doc["error"]["kind"], &doc["error"]["exit"]),
+        (
+            2,
+            &serde_json::json!("archive-changed"),
+            &serde_json::json!(2)
+        )
+    );
     assert_eq!(repo.run(&retry, &[]).fails(2), changed);
     let doctor = repo.run(&["doctor"], &[]).stdout.clone();
     assert!(doctor.contains("archive-changed: docs/plans/archive/epoch-0001.json does not hold the bytes queue.json's epoch names (edited or swapped?): restore it from git (`git checkout -- docs/plans/archive/epoch-0001.json`); an archive is never changed\n"), "{doctor}");
