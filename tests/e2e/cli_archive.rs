@@ -794,6 +794,14 @@ fn a_second_cut_chains_on_the_first() {
             .ok(),
         "ok darkwing-4-done rev 5 move 4 in-review -> done\n"
     );
+    // The first cut's op, archived by the second: its original receipt, nothing cut again.
+    assert_eq!(repo.run(CUT, &[]).ok(), CUT_RECEIPT);
+    let mut other = CUT.to_vec();
+    *other.last_mut().unwrap() = "sage";
+    assert_eq!(
+        repo.run(&other, &[]).fails(2),
+        "mosaic-queue: refused: op `lead-archive-1` was recorded at rev 13 by lead, not sage; choose a new op id"
+    );
     assert_eq!(
         repo.run(&["sync", "--op", "darkwing-1-note-1"], &[]).ok(),
         "ok sync rev 19: darkwing-1-note-1 is durable at rev 10 (by darkwing), archived in docs/plans/archive/epoch-0002.json\n"

@@ -100,6 +100,18 @@ pub fn execute<E: From<StoreError> + From<VerbError> + From<QueueError>>(
     Ok(Decided { outcome, archived })
 }
 
+/// The archive whose log holds `op`, verified as the queue file it is, among those `queue`'s
+/// epoch says may hold it; `None` when none does (the filter's false maybe).
+pub fn holder<E: From<StoreError> + From<QueueError>>(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    op: &str,
+) -> Result<Option<Queue>, E> {
+    let files = read_archives(io, paths, queue, &queue.maybe_archived(op))?;
+    holding(io, paths, queue, op, &files)
+}
+
 /// The archive among `files` whose log holds `op`, verified as the queue file it is.
 fn holding<E: From<StoreError> + From<QueueError>>(
     io: &dyn Io,

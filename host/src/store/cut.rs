@@ -2,10 +2,10 @@
 //! only then writes the queue durably; and `verify --full`, which hands every archive and
 //! queue.json to the core.
 
-use mosaic_queue_core::{CutOutcome, Queue};
+use mosaic_queue_core::{CutOutcome, Queue, VerbError};
 
 use super::session::{Session, SessionError};
-use super::{Loaded, archive};
+use super::{Loaded, archive, archived};
 
 impl Session<'_> {
     /// `verify --full`: every archive the epoch names, read in order (each checked against its
@@ -44,10 +44,12 @@ impl Session<'_> {
             .repo
             .check_genesis_committed(self.paths())
             .map_err(SessionError::from)?;
-        let planned = loaded
-            .queue
-            .plan_archive(before, op, by, self.at())
-            .map_err(SessionError::from)?;
+        let planned = match loaded.queue.plan_archive(before, op, by, self.at()) {
+            Err(VerbError::OpMaybeArchived { .. }) => {
+                return self.archived_cut(&loaded.queue, before, (op, by), acknowledge);
+            }
+            other => other.map_err(SessionError::from)?,
+        };
         match planned {
             CutOutcome::Recorded { .. } => {
                 // A temp file beside the archive is left only by a run killed before its link.
@@ -65,6 +67,35 @@ impl Session<'_> {
                     .map_err(SessionError::from)?;
                 acknowledge(&cut.queue, false)?;
                 io.step("receipt-printed");
+            }
+        }
+        self.release_after_answer();
+        Ok(())
+    }
+
+    /// The retry of a cut whose op a later cut archived: the archive that holds it answers as
+    /// queue.json did (the original receipt, or the same refusals for another actor or
+    /// command). An op the filter only may hold is refused: a new cut takes an op id no
+    /// archive's filter names.
+    fn archived_cut<E: From<SessionError>>(
+        self,
+        queue: &Queue,
+        before: u64,
+        (op, by): (&str, &str),
+        acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let io = self.world().io;
+        let Some(held) = archived::holder::<SessionError>(io, self.paths(), queue, op)? else {
+            return Err(SessionError::CutOpMaybeArchived { op: op.to_owned() }.into());
+        };
+        match held
+            .plan_archive(before, op, by, self.at())
+            .map_err(SessionError::from)?
+        {
+            CutOutcome::Recorded { .. } => acknowledge(&held, true)?,
+            // The archive holds the op, so its queue only answers; never planned again.
+            CutOutcome::Planned(_) => {
+                return Err(SessionError::CutOpMaybeArchived { op: op.to_owned() }.into());
             }
         }
         self.release_after_answer();

@@ -91,6 +91,10 @@ pub enum SessionError {
     SyncWithoutWitness { rev: u64 },
     #[error("sync confirms only a file that extends the witness: {0}")]
     SyncLost(String),
+    #[error(
+        "op {op} is new, but the archives' op filter cannot tell it from an archived op; run the cut again with another op id"
+    )]
+    CutOpMaybeArchived { op: String },
 }
 
 /// A core error, and the domain errors a session meets, become `SessionError::Core`.
@@ -129,7 +133,8 @@ impl SessionError {
             | SessionError::NotARender(_)
             | SessionError::NotInLog { .. }
             | SessionError::SyncWithoutWitness { .. }
-            | SessionError::SyncLost(_) => Exit::Refused,
+            | SessionError::SyncLost(_)
+            | SessionError::CutOpMaybeArchived { .. } => Exit::Refused,
         }
     }
 }
