@@ -138,4 +138,11 @@ export function verifySnapshot(
   queueJson: Bytes,
   queueMd: Bytes,
   base?: Bytes | null,
+  archives?: Bytes[],
 ): { revision: number; baseRevision: number | null };
+
+/**
+ * `verify --full`: the archives 1..K in order and queue.json; each epoch entry is recomputed
+ * from its archive, and no op id repeats across the history.
+ */
+export function verifyFull(archives: Bytes[], file: Bytes): { revision: number; rows: number };

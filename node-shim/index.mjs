@@ -156,8 +156,41 @@ export function mapDrift(map, sourceMd, currentMd) {
   return JSON.parse(core.mapDrift(text('map', map), text('sourceMd', sourceMd), text('currentMd', currentMd)));
 }
 
-/** The snapshot verdict `{revision, baseRevision}` for queue.json and QUEUE.md (and a base). */
-export function verifySnapshot(queueJson, queueMd, base) {
+/** The archives as one buffer: each one's bytes after their u32 little-endian length. */
+function packed(name, archives) {
+  if (!Array.isArray(archives)) throw badArgument(`${name} must be an array of Uint8Array or string`);
+  const parts = archives.map((a, i) => bytes(`${name}[${i}]`, a));
+  const out = new Uint8Array(parts.reduce((n, p) => n + 4 + p.length, 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const p of parts) {
+    view.setUint32(at, p.length, true);
+    out.set(p, at + 4);
+    at += 4 + p.length;
+  }
+  return out;
+}
+
+/**
+ * The snapshot verdict `{revision, baseRevision}` for queue.json and QUEUE.md (and a base);
+ * `archives` are the snapshot's docs/plans/archive/ files, needed for a base older than its cut.
+ */
+export function verifySnapshot(queueJson, queueMd, base, archives = []) {
   const baseBytes = base === undefined || base === null ? undefined : bytes('base', base);
-  return JSON.parse(core.verifySnapshot(bytes('queueJson', queueJson), bytes('queueMd', queueMd), baseBytes));
+  return JSON.parse(
+    core.verifySnapshot(
+      bytes('queueJson', queueJson),
+      bytes('queueMd', queueMd),
+      baseBytes,
+      packed('archives', archives),
+    ),
+  );
+}
+
+/**
+ * `verify --full`: archives 1..K in order (docs/plans/archive/epoch-0001.json first) and
+ * queue.json; each epoch entry is recomputed from its archive. `{revision, rows}`.
+ */
+export function verifyFull(archives, file) {
+  return JSON.parse(core.verifyFull(packed('archives', archives), bytes('file', file)));
 }

@@ -63,7 +63,9 @@ pub(crate) fn check(args: &Args, op: &str) -> Result<(), VerbError> {
         | Args::ReviewRequest(_)
         | Args::ReviewResolve(_)
         | Args::ReviewRecord(_)
-        | Args::Take(_) => {}
+        | Args::Take(_)
+        | Args::Epoch(_)
+        | Args::Archive(_) => {}
     }
     Ok(())
 }

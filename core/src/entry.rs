@@ -10,12 +10,19 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::body::Body;
+use crate::epoch::{ArchiveArgs, EpochArgs};
 use crate::model::{Status, VerdictKind, Witness};
 
-/// The newest semantics this core replays and writes: 5, the reach rule. Semantics 4 brought
-/// the hardened table, 3 coordination (`take` and dependencies between rows), 2 review
-/// requests (piece D); 1 is the history before them.
+/// The newest semantics a queue that never cut replays and writes: 5, the reach rule.
+/// Semantics 4 brought the hardened table, 3 coordination (`take` and dependencies between
+/// rows), 2 review requests (piece D); 1 is the history before them. A cut writes 6
+/// (`EPOCH_SEMANTICS`), which only a log that starts with an epoch entry holds.
 pub const CURRENT_SEMANTICS: u8 = REACH_SEMANTICS;
+
+/// Epochs: the `epoch` entry that opens a cut log and the `archive` entry after its window.
+/// Every other verb is ruled under 6 exactly as under 5; a log that starts at genesis never
+/// holds a semantics 6 entry, so a queue that never cuts writes the bytes it always did.
+pub const EPOCH_SEMANTICS: u8 = 6;
 
 /// The reach rule: a `set … after` that joins more than `state::REACH` rows on each side is
 /// refused, written and replayed alike; older sets replay within a budget of search steps
@@ -65,11 +72,15 @@ pub enum Verb {
     ReviewAbandon,
     ReviewRecord,
     Take,
+    /// The first entry of a log cut at its revision (semantics 6); never a command.
+    Epoch,
+    /// The cut itself, written after the entries the cut kept (semantics 6).
+    Archive,
 }
 
 impl Verb {
-    /// Every verb: genesis, then `Command`'s verbs in its order.
-    pub const ALL: [Verb; 14] = [
+    /// Every verb: genesis, then `Command`'s verbs in its order, then the two of a cut.
+    pub const ALL: [Verb; 16] = [
         Verb::Genesis,
         Verb::Add,
         Verb::Move,
@@ -84,6 +95,8 @@ impl Verb {
         Verb::ReviewAbandon,
         Verb::ReviewRecord,
         Verb::Take,
+        Verb::Epoch,
+        Verb::Archive,
     ];
 
     /// The verb as the log spells it: the one spelling (serde's derived names agree, which a
@@ -104,6 +117,8 @@ impl Verb {
             Verb::ReviewAbandon => "review-abandon",
             Verb::ReviewRecord => "review-record",
             Verb::Take => "take",
+            Verb::Epoch => "epoch",
+            Verb::Archive => "archive",
         }
     }
 }
@@ -147,6 +162,8 @@ pub enum Args {
     ReviewRecord(Box<RecordArgs>),
     /// `take`: the row `next` named for the actor, fixed when the entry is written.
     Take(IdArgs),
+    Epoch(Box<EpochArgs>),
+    Archive(Box<ArchiveArgs>),
 }
 
 impl Args {
@@ -166,7 +183,38 @@ impl Args {
             Args::ReviewAbandon(_) => Verb::ReviewAbandon,
             Args::ReviewRecord(_) => Verb::ReviewRecord,
             Args::Take(_) => Verb::Take,
+            Args::Epoch(_) => Verb::Epoch,
+            Args::Archive(_) => Verb::Archive,
         }
+    }
+
+    /// The rows these arguments name: the row they change, and the rows an `add` or a
+    /// `set … after` makes it wait on. Genesis, accept-history and the entries of a cut name
+    /// none (genesis makes rows; it changes none that exist).
+    pub fn rows_named(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        match self {
+            Args::Genesis(_) | Args::AcceptHistory(_) | Args::Epoch(_) | Args::Archive(_) => {}
+            Args::Add(a) => {
+                out.push(a.id);
+                out.extend_from_slice(&a.after);
+            }
+            Args::Move(a) => out.push(a.id),
+            Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => out.push(a.id),
+            Args::Assign(a) => out.push(a.id),
+            Args::Note(a) => out.push(a.id),
+            Args::Set(a) => {
+                out.push(a.id);
+                if let (SetField::After, SetValue::Numbers(n)) = (a.field, &a.value) {
+                    out.extend_from_slice(n);
+                }
+            }
+            Args::ReviewOutcome(a) => out.push(a.id),
+            Args::ReviewResolve(a) => out.push(a.id),
+            Args::ReviewAbandon(a) => out.push(a.id),
+            Args::ReviewRecord(a) => out.push(a.id),
+        }
+        out
     }
 
     /// Whether these arguments carry a manifest's text, which semantics 4 stores only here.
@@ -506,6 +554,8 @@ impl<'de> DeserializeSeed<'de> for ArgsSeed {
             Verb::ReviewAbandon => Args::ReviewAbandon(Box::new(AbandonArgs::deserialize(d)?)),
             Verb::ReviewRecord => Args::ReviewRecord(Box::new(RecordArgs::deserialize(d)?)),
             Verb::Take => Args::Take(IdArgs::deserialize(d)?),
+            Verb::Epoch => Args::Epoch(Box::new(EpochArgs::deserialize(d)?)),
+            Verb::Archive => Args::Archive(Box::new(ArchiveArgs::deserialize(d)?)),
         })
     }
 }

@@ -305,6 +305,39 @@ pub enum VerbError {
     DependencyBudget { budget: u64 },
     #[error("a dependency list must name rows in ascending order without repeats")]
     DependencyOrder,
+    #[error(
+        "row {id} is done and archived in docs/plans/archive/epoch-{epoch:04}.json: `show {id}` reads it; a dependency on it is already met"
+    )]
+    RowArchived { id: u64, epoch: u32 },
+    /// Never an answer by itself: the host reads the archives named and asks again
+    /// (`Queue::execute_with_archives`).
+    #[error(
+        "op `{op}` is not in queue.json but may be in {}; read them to answer the retry",
+        epoch_files(epochs)
+    )]
+    OpMaybeArchived { op: String, epochs: Vec<u32> },
+    #[error(
+        "archive --before {before} is out of range: give a revision from {low} to {high} (the cut keeps the entries from that revision on)"
+    )]
+    CutRange { before: u64, low: u64, high: u64 },
+    #[error("op id {op} ends in .epoch, which the first entry of a cut log takes; choose another")]
+    ReservedOp { op: String },
+    #[error(
+        "docs/plans/archive/epoch-{epoch:04}.json is not the archive the epoch names (its sha differs); restore it from git"
+    )]
+    ArchiveMismatch { epoch: u32 },
+    /// An `epoch` or `archive` entry that does not hold together.
+    #[error("the cut's entry is not as a cut writes it: {why}")]
+    EpochEntry { why: &'static str },
+}
+
+/// `docs/plans/archive/epoch-0001.json and …-0002.json`, as refusals name archives.
+pub(crate) fn epoch_files(epochs: &[u32]) -> String {
+    let names: Vec<String> = epochs
+        .iter()
+        .map(|e| alloc::format!("docs/plans/archive/epoch-{e:04}.json"))
+        .collect();
+    names.join(", ")
 }
 
 impl VerbError {
@@ -358,6 +391,12 @@ impl VerbError {
             VerbError::DependencyReach { .. } => "dependency-reach",
             VerbError::DependencyBudget { .. } => "dependency-budget",
             VerbError::DependencyOrder => "dependency-order",
+            VerbError::RowArchived { .. } => "row-archived",
+            VerbError::OpMaybeArchived { .. } => "op-maybe-archived",
+            VerbError::CutRange { .. } => "cut-range",
+            VerbError::ReservedOp { .. } => "reserved-op",
+            VerbError::EpochEntry { .. } => "epoch-entry",
+            VerbError::ArchiveMismatch { .. } => "archive-mismatch",
         }
     }
 }
@@ -545,6 +584,12 @@ pub enum ReplayError {
     Revision { expected: u64, found: u64 },
     #[error("rows differ from the replayed log: {detail}")]
     Rows { detail: String },
+    #[error("the epoch entry at rev {rev} is malformed: {why}")]
+    Epoch { rev: u64, why: &'static str },
+    #[error(
+        "the log starts with epoch {epoch} but holds no `archive` entry for it; restore queue.json from git"
+    )]
+    NoArchiveEntry { epoch: u32 },
 }
 
 impl ReplayError {
@@ -560,6 +605,8 @@ impl ReplayError {
             ReplayError::Root { .. } => "root-mismatch",
             ReplayError::Revision { .. } => "revision-mismatch",
             ReplayError::Rows { .. } => "rows-mismatch",
+            ReplayError::Epoch { .. } => "epoch-malformed",
+            ReplayError::NoArchiveEntry { .. } => "no-archive-entry",
         }
     }
 }
@@ -571,6 +618,9 @@ pub enum QueueError {
     Canon(#[from] CanonError),
     #[error("queue.json is invalid: {0}")]
     Replay(#[from] ReplayError),
+    /// `verify --full`: an archive, or the epoch entry made from it, is not what the cut wrote.
+    #[error("epoch {epoch} does not hold: {detail}")]
+    Epoch { epoch: u32, detail: String },
 }
 
 impl QueueError {
@@ -578,6 +628,7 @@ impl QueueError {
         match self {
             QueueError::Canon(e) => e.kind(),
             QueueError::Replay(e) => e.kind(),
+            QueueError::Epoch { .. } => "epoch-mismatch",
         }
     }
 }
@@ -639,6 +690,22 @@ pub enum WitnessError {
         "queue.json at rev {revision} is not the file the witness saw; it was changed after its write"
     )]
     FileChanged { revision: u64 },
+    /// Not an answer by itself: the host reads the archives named and asks again
+    /// (`Queue::check_extends_archived`).
+    #[error(
+        "the witness saw rev {witness}, before the cut at rev {epoch_rev}; {} must be read to check it",
+        epoch_files(epochs)
+    )]
+    BeforeEpoch {
+        witness: u64,
+        epoch_rev: u64,
+        epochs: Vec<u32>,
+    },
+    /// An archive handed in is not the one the epoch names.
+    #[error(
+        "docs/plans/archive/epoch-{epoch:04}.json is not the archive the epoch names: {why} (see Manual recovery)"
+    )]
+    Archive { epoch: u32, why: &'static str },
 }
 
 impl WitnessError {
@@ -647,6 +714,8 @@ impl WitnessError {
             WitnessError::Behind { .. } => "witness-behind",
             WitnessError::Diverged { .. } => "witness-diverged",
             WitnessError::FileChanged { .. } => "witness-file-changed",
+            WitnessError::BeforeEpoch { .. } => "witness-before-epoch",
+            WitnessError::Archive { .. } => "archive-mismatch",
         }
     }
 }
@@ -672,6 +741,16 @@ pub enum SnapshotError {
     Behind { revision: u64, base: u64 },
     #[error("the snapshot's log differs from the base at rev {rev}: history was rewritten")]
     Diverged { rev: u64 },
+    /// The base is older than the snapshot's epoch and the archive that holds its history is
+    /// not among those given, or is not the one the epoch names.
+    #[error(
+        "the base (rev {base}) is older than the snapshot's cut, and docs/plans/archive/epoch-{epoch:04}.json {why}"
+    )]
+    Archive {
+        base: u64,
+        epoch: u32,
+        why: &'static str,
+    },
 }
 
 impl SnapshotError {
@@ -685,6 +764,7 @@ impl SnapshotError {
             SnapshotError::BaseInvalid(_) => "base-invalid",
             SnapshotError::Behind { .. } => "snapshot-behind",
             SnapshotError::Diverged { .. } => "snapshot-diverged",
+            SnapshotError::Archive { .. } => "snapshot-archive",
         }
     }
 }

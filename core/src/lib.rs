@@ -27,6 +27,7 @@ mod body;
 mod canon;
 mod chain;
 mod entry;
+mod epoch;
 mod error;
 mod file;
 mod model;
@@ -50,8 +51,9 @@ mod replay;
 mod review;
 mod verbs;
 
-// The queue and what is built over it: QUEUE.md, snapshots, splices, the migration map, the
-// stale rows, the sandbox's wire format.
+// The queue and what is built over it: cuts into epochs, QUEUE.md, snapshots, splices, the
+// migration map, the stale rows, the sandbox's wire format.
+mod cut;
 mod map;
 mod queue;
 mod snapshot;
@@ -64,12 +66,16 @@ pub use admission::{check_new_op, invisible, manifest_text, map_rows};
 pub use body::Body;
 pub use canon::{one_line, parse_canonical, parse_lenient, parse_reference, to_canonical};
 pub use chain::log_digest;
+pub use cut::{Cut, CutOutcome, verify_full};
 pub use digest::{sha256, sha256_hex};
 pub use entry::{
     AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, COORDINATION_SEMANTICS,
-    CURRENT_SEMANTICS, Delivery, Entry, Evidence, GenesisArgs, HARDENED_SEMANTICS, IdArgs, MapRow,
-    MoveArgs, NoteArgs, OutcomeArgs, PLAIN_SEMANTICS, REACH_SEMANTICS, RecordArgs, ResolveArgs,
-    SetArgs, SetField, SetValue, Verb,
+    CURRENT_SEMANTICS, Delivery, EPOCH_SEMANTICS, Entry, Evidence, GenesisArgs, HARDENED_SEMANTICS,
+    IdArgs, MapRow, MoveArgs, NoteArgs, OutcomeArgs, PLAIN_SEMANTICS, REACH_SEMANTICS, RecordArgs,
+    ResolveArgs, SetArgs, SetField, SetValue, Verb,
+};
+pub use epoch::{
+    ArchiveArgs, ArchiveInfo, EPOCH_OP_SUFFIX, EpochArgs, EpochState, OpFilter, archive_path,
 };
 pub use error::{
     CanonError, Error, MapError, QueueError, ReplayError, ReviewError, SnapshotError, TableError,
@@ -87,7 +93,7 @@ pub use rules::{
     is_lead_or_privileged, is_privileged, shown,
 };
 pub use secret::credential;
-pub use snapshot::{Certified, verify_snapshot};
+pub use snapshot::{Certified, verify_snapshot, verify_snapshot_archived};
 pub use stale::{Stale, stale};
 pub use state::State;
 pub use table::BodyStatus;
@@ -139,7 +145,9 @@ pub mod gitea {
 /// The sandbox module's answer as bytes: the one encoding between the wasm sandbox and the
 /// host that runs it.
 pub mod sandbox {
-    pub use crate::wire::{Answer, Malformed, Reason, Refusal, decode, encode};
+    pub use crate::wire::{
+        Answer, Malformed, Reason, Refusal, decode, encode, pack_archives, unpack_archives,
+    };
 }
 
 /// What the crate's own tests, fuzz targets and benchmarks reach below the face: the strict

@@ -16,6 +16,7 @@ use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
     PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
 };
+use crate::epoch::{ArchiveInfo, EpochArgs};
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::file::{self, FORMAT_VERSION, QueueFile};
 use crate::model::{Round, Row, Witness};
@@ -31,8 +32,8 @@ use crate::verbs::{self, Command};
 /// A queue file whose bytes are canonical and whose log replays to its rows.
 #[derive(Clone, Debug)]
 pub struct Queue {
-    file: QueueFile,
-    state: State,
+    pub(crate) file: QueueFile,
+    pub(crate) state: State,
 }
 
 /// What `execute` did.
@@ -124,7 +125,9 @@ impl Queue {
     }
 
     /// Applies `cmd` as `op` by `by` at `at`. A recorded op with the same command answers
-    /// with its original receipt; under another command or actor it is refused.
+    /// with its original receipt; under another command or actor it is refused. An op the log
+    /// lacks but an archive may hold is `OpMaybeArchived`: the caller reads those archives
+    /// and asks `execute_with_archives`.
     pub fn execute(
         &mut self,
         cmd: &Command,
@@ -132,38 +135,106 @@ impl Queue {
         by: &str,
         at: &str,
     ) -> Result<Outcome, VerbError> {
-        match cmd {
-            Command::ReviewOutcome(o) if op.strip_suffix(".outcome") == Some(&o.attempt) => {
-                rules::check_op(&o.attempt)?
-            }
-            _ => rules::check_op(op)?,
-        }
-        rules::check_actor(by)?;
-        // Before the retry test, so that a number queue.json cannot hold is named as such.
-        verbs::numbers::command(cmd)?;
+        check_command(cmd, op, by)?;
         if let Some(entry) = self.entry_for_op(op) {
-            let rev = entry.rev;
-            if entry.by != by {
-                return Err(VerbError::OpOtherActor {
-                    op: String::from(op),
-                    rev,
-                    recorded_by: entry.by.clone(),
-                    actor: String::from(by),
-                });
-            }
-            if !cmd.matches(&entry.args, &self.state, by) {
-                return Err(VerbError::OpReused {
-                    op: String::from(op),
-                    rev,
-                    verb: entry.verb.as_str(),
-                });
-            }
-            return Ok(Outcome::Recorded {
-                rev,
-                receipt: entry.receipt.clone(),
-                request: self.request_opened_by(op),
+            return recorded(entry, cmd, &self.state, by, self.request_opened_by(op));
+        }
+        let epochs = self.maybe_archived(op);
+        if !epochs.is_empty() {
+            return Err(VerbError::OpMaybeArchived {
+                op: String::from(op),
+                epochs,
             });
         }
+        self.apply_new(cmd, op, by, at)
+    }
+
+    /// `execute` once the archives `OpMaybeArchived` named are read (each `(epoch, file)`;
+    /// a file must hash to the sha the epoch records): the op's original receipt when an
+    /// archive holds it (same actor and command as a recorded op, no request to post), else
+    /// the command applied as new. A false "maybe" costs the read, never a second apply.
+    pub fn execute_with_archives(
+        &mut self,
+        cmd: &Command,
+        op: &str,
+        by: &str,
+        at: &str,
+        archives: &[(u32, &QueueFile)],
+    ) -> Result<Outcome, VerbError> {
+        check_command(cmd, op, by)?;
+        if self.entry_for_op(op).is_some() {
+            return self.execute(cmd, op, by, at);
+        }
+        let epochs = self.maybe_archived(op);
+        let mut unread = Vec::new();
+        for k in epochs {
+            let Some((_, file)) = archives.iter().find(|(e, _)| *e == k) else {
+                unread.push(k);
+                continue;
+            };
+            let info = self
+                .file
+                .epoch()
+                .and_then(|e| e.archives.get(k as usize - 1));
+            if info.is_none_or(|i| digest::sha256_hex(&canon::to_canonical(*file)) != i.sha) {
+                return Err(VerbError::ArchiveMismatch { epoch: k });
+            }
+            if let Some(entry) = file.chain_entries().iter().find(|e| e.op == op) {
+                return recorded(entry, cmd, &self.state, by, None);
+            }
+        }
+        if !unread.is_empty() {
+            return Err(VerbError::OpMaybeArchived {
+                op: String::from(op),
+                epochs: unread,
+            });
+        }
+        self.apply_new(cmd, op, by, at)
+    }
+
+    /// The epochs whose archive may hold op `op` (its filter says maybe), ascending; empty
+    /// for a log that starts at genesis.
+    pub fn maybe_archived(&self, op: &str) -> Vec<u32> {
+        self.file.epoch().map_or_else(Vec::new, |e| {
+            let hash = digest::sha256(op.as_bytes());
+            e.archives
+                .iter()
+                .filter(|a| a.ops.may_contain_hash(&hash))
+                .map(|a| a.epoch)
+                .collect()
+        })
+    }
+
+    /// The epoch entry's arguments when this log starts with one.
+    pub fn epoch(&self) -> Option<&EpochArgs> {
+        self.file.epoch()
+    }
+
+    /// The archive that holds row `id`, when a cut archived it.
+    pub fn archive_of_row(&self, id: u64) -> Option<&ArchiveInfo> {
+        let k = self.state.archived_in(id)?;
+        self.file.epoch()?.archives.get(k as usize - 1)
+    }
+
+    /// `check_extends` for a witness older than the epoch (`BeforeEpoch`), with the archives
+    /// it named as `(epoch, file)`.
+    pub fn check_extends_archived(
+        &self,
+        file_sha: &str,
+        witness: &Witness,
+        archives: &[(u32, &QueueFile)],
+    ) -> Result<(), WitnessError> {
+        chain::check_extends_archived(&self.file, file_sha, witness, archives)
+    }
+
+    /// A command not yet in the log, applied as the next entry.
+    fn apply_new(
+        &mut self,
+        cmd: &Command,
+        op: &str,
+        by: &str,
+        at: &str,
+    ) -> Result<Outcome, VerbError> {
         if let Command::Take(_) = cmd {
             match next::take_pick(&self.state.rows, by) {
                 next::Pick::Row(_) => {}
@@ -342,16 +413,9 @@ impl Queue {
         render_body_under(&self.state, semantics)
     }
 
-    /// The manifest text `round` froze: the round's own copy (opened under semantics 2 or 3),
-    /// else the text in the args of the move that opened it (semantics 4 stores it only there).
+    /// The manifest text `round` froze (`manifest_of`).
     pub fn round_manifest<'a>(&'a self, round: &'a Round) -> Option<&'a str> {
-        round.manifest.as_deref().or_else(|| {
-            let index = usize::try_from(round.opened_rev).ok()?.checked_sub(1)?;
-            match &self.file.log.get(index)?.args {
-                Args::Move(m) => m.manifest.as_deref(),
-                _ => None,
-            }
-        })
+        manifest_of(&self.file, round)
     }
 
     /// Whether `body` (the text between QUEUE.md's markers) is current, stale or unknown.
@@ -385,4 +449,66 @@ impl Queue {
     pub fn entry_for_op(&self, op: &str) -> Option<&Entry> {
         self.file.log.iter().find(|e| e.op == op)
     }
+}
+
+/// The rules on a command before the log is looked at: its op id, its actor, its numbers.
+fn check_command(cmd: &Command, op: &str, by: &str) -> Result<(), VerbError> {
+    match cmd {
+        Command::ReviewOutcome(o) if op.strip_suffix(".outcome") == Some(&o.attempt) => {
+            rules::check_op(&o.attempt)?
+        }
+        _ => rules::check_op(op)?,
+    }
+    rules::check_actor(by)?;
+    // Before the retry test, so that a number queue.json cannot hold is named as such.
+    verbs::numbers::command(cmd)
+}
+
+/// The answer to the retry of `entry`'s op: its receipt, when the actor and the command are
+/// the ones it recorded.
+fn recorded(
+    entry: &Entry,
+    cmd: &Command,
+    state: &State,
+    by: &str,
+    request: Option<ReviewRequest>,
+) -> Result<Outcome, VerbError> {
+    if entry.by != by {
+        return Err(VerbError::OpOtherActor {
+            op: entry.op.clone(),
+            rev: entry.rev,
+            recorded_by: entry.by.clone(),
+            actor: String::from(by),
+        });
+    }
+    if !cmd.matches(&entry.args, state, by) {
+        return Err(VerbError::OpReused {
+            op: entry.op.clone(),
+            rev: entry.rev,
+            verb: entry.verb.as_str(),
+        });
+    }
+    Ok(Outcome::Recorded {
+        rev: entry.rev,
+        receipt: entry.receipt.clone(),
+        request,
+    })
+}
+
+/// The manifest text `round` froze, in `file`: the round's own copy (opened under semantics
+/// 2 or 3), else the text in the args of the move that opened it (semantics 4 stores it only
+/// there), else, for a round opened before the file's cut, the copy its epoch state keeps.
+pub(crate) fn manifest_of<'a>(file: &'a QueueFile, round: &'a Round) -> Option<&'a str> {
+    if let Some(text) = round.manifest.as_deref() {
+        return Some(text);
+    }
+    if let Some(entry) = file.entry(round.opened_rev)
+        && entry.rev == round.opened_rev
+        && let Args::Move(m) = &entry.args
+    {
+        return m.manifest.as_deref();
+    }
+    let kept = &file.epoch()?.state.manifests;
+    let i = kept.binary_search_by_key(&round.opened_rev, |m| m.0).ok()?;
+    Some(kept[i].1.as_str())
 }

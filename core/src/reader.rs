@@ -329,7 +329,9 @@ impl<'de> Reader<'de> {
             open,
         };
         let value = visitor.visit_seq(&mut access)?;
-        if access.open {
+        // A tuple or fixed-size array (the ranges and pairs of an epoch entry) reads its
+        // elements and stops: the array must close right after them.
+        if access.open && access.r.next_member(access.first, b']')? {
             return Err(Reject);
         }
         Ok(value)

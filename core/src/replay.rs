@@ -1,4 +1,4 @@
-//! Replay from genesis: every entry re-applied under its own semantics against the matrix,
+//! Replay from genesis, or from the epoch entry a cut log starts with: every entry re-applied under its own semantics against the matrix,
 //! its receipt reproduced exactly, and the result compared with the file's `rows` and
 //! `revision`. Body hashes are records of past renders and are not re-rendered here.
 
@@ -7,30 +7,47 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::canon;
 use crate::ctx::Ctx;
-use crate::entry::Entry;
+use crate::digest::sha256_hex;
+use crate::entry::{Args, EPOCH_SEMANTICS, Entry};
+use crate::epoch::{EPOCH_OP_SUFFIX, EpochArgs, archive_path};
 use crate::error::ReplayError;
 use crate::file::{FORMAT_VERSION, QueueFile};
 use crate::model::Row;
+use crate::rules;
 use crate::state::State;
 use crate::verbs;
 
 /// Replays `file.log` and checks it yields `file.rows` and `file.revision`.
 pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
+    replay_upto(file, u64::MAX, true)
+}
+
+/// Replays `file.log` from its start (genesis or an epoch entry) through revision `upto`;
+/// `whole` checks the result against the file (and that a cut log holds its archive entry).
+pub(crate) fn replay_upto(file: &QueueFile, upto: u64, whole: bool) -> Result<State, ReplayError> {
     if file.version != FORMAT_VERSION {
         return Err(ReplayError::Version {
             found: file.version,
             supported: FORMAT_VERSION,
         });
     }
-    if file.log.is_empty() {
+    let Some(first) = file.log.first() else {
         return Err(ReplayError::EmptyLog);
-    }
+    };
     let duplicate = first_duplicate_op(&file.log);
-    let mut state = start_state();
+    let (mut state, skip) = match &first.args {
+        Args::Epoch(args) => (from_epoch(first, args)?, 1),
+        _ => (start_state(), 0),
+    };
+    let base = state.revision;
     let mut receipt = String::new();
-    for (index, entry) in file.log.iter().enumerate() {
-        let expected = index as u64 + 1;
+    for (index, entry) in file.log.iter().enumerate().skip(skip) {
+        let expected = base + (index - skip) as u64 + 1;
+        if expected > upto {
+            break;
+        }
         if entry.rev != expected {
             return Err(ReplayError::RevSequence {
                 index,
@@ -49,8 +66,63 @@ pub fn replay(file: &QueueFile) -> Result<State, ReplayError> {
         }
         apply_entry(&mut state, entry, &mut receipt)?;
     }
-    check_result(file, &state)?;
+    if whole {
+        if let Some(seed) = state.seed()
+            && seed.archived_at.is_none()
+        {
+            return Err(ReplayError::NoArchiveEntry { epoch: seed.epoch });
+        }
+        check_result(file, &state)?;
+    }
     Ok(state)
+}
+
+/// The state an epoch entry starts replay from, once the entry holds together: its own
+/// fields as a cut writes them, and arguments in shape (`EpochArgs::check`).
+fn from_epoch(entry: &Entry, args: &EpochArgs) -> Result<State, ReplayError> {
+    let rev = entry.rev;
+    let bad = |why| ReplayError::Epoch { rev, why };
+    let op_ok = entry
+        .op
+        .strip_suffix(EPOCH_OP_SUFFIX)
+        .is_some_and(|op| rules::check_op(op).is_ok());
+    if !op_ok {
+        return Err(bad("its op is not an archive op's id followed by .epoch"));
+    }
+    if entry.semantics != EPOCH_SEMANTICS {
+        return Err(bad("it is not under semantics 6"));
+    }
+    if rev == 0 || rules::check_timestamp(&entry.at).is_err() {
+        return Err(bad("its revision or time is malformed"));
+    }
+    if !rules::is_lead_or_privileged(&entry.by) {
+        return Err(bad("it is not by the lead, jason or sage"));
+    }
+    if !entry.body.is_digest() {
+        return Err(ReplayError::BodyHash { rev });
+    }
+    args.check(rev).map_err(bad)?;
+    if !(1..=EPOCH_SEMANTICS).contains(&args.state.semantics) {
+        return Err(bad("its state's semantics is not one this build knows"));
+    }
+    if entry.receipt != epoch_receipt(&entry.op, rev, args.epoch) {
+        return Err(ReplayError::Receipt {
+            rev,
+            expected: epoch_receipt(&entry.op, rev, args.epoch),
+            found: entry.receipt.clone(),
+        });
+    }
+    let mut compact = Vec::new();
+    canon::write_compact(entry, &mut compact);
+    Ok(State::from_epoch(args, rev, sha256_hex(&compact)))
+}
+
+/// What an epoch entry's receipt says.
+pub(crate) fn epoch_receipt(op: &str, rev: u64, epoch: u32) -> String {
+    format!(
+        "ok {op} rev {rev} epoch {epoch} starts here; the history before it is in {}",
+        archive_path(epoch)
+    )
 }
 
 /// The state replay starts from: no rows, no root, revision 0. The log's first entry must be
@@ -61,7 +133,11 @@ fn start_state() -> State {
 
 /// Applies one entry under its own context and semantics, and checks that it reproduces the
 /// receipt it records; `receipt` is a buffer reused for every entry.
-fn apply_entry(state: &mut State, entry: &Entry, receipt: &mut String) -> Result<(), ReplayError> {
+pub(crate) fn apply_entry(
+    state: &mut State,
+    entry: &Entry,
+    receipt: &mut String,
+) -> Result<(), ReplayError> {
     if !entry.body.is_digest() {
         return Err(ReplayError::BodyHash { rev: entry.rev });
     }
@@ -118,7 +194,7 @@ fn first_duplicate_op(log: &[Entry]) -> Option<(usize, usize)> {
 
 /// `first_duplicate_op` over ids `id(0..n)`, with the hash passed in so that tests can make
 /// every id collide.
-fn first_repeat<'a>(
+pub(crate) fn first_repeat<'a>(
     n: usize,
     id: impl Fn(usize) -> &'a str,
     hash: impl Fn(&str) -> u64,
@@ -144,7 +220,7 @@ fn first_repeat<'a>(
 }
 
 /// A fast, non-cryptographic hash of an op id; collisions only cost a string comparison.
-fn op_hash(op: &str) -> u64 {
+pub(crate) fn op_hash(op: &str) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mix = |h: u64, word: [u8; 8]| (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
     let mut h = op.len() as u64;

@@ -32,8 +32,19 @@ pub fn is_lead_or_privileged(actor: &str) -> bool {
     actor == LEAD || is_privileged(actor)
 }
 
-/// Op ids: 8 to 72 characters of [a-z0-9._-], first a letter or digit, not ending `.outcome`.
+/// A new op id: `check_logged_op`'s shape, and not ending in `.epoch`, which the first entry
+/// of a cut log takes (an op logged before epochs existed may, and replays as it was).
 pub fn check_op(op: &str) -> Result<(), VerbError> {
+    check_logged_op(op)?;
+    if op.ends_with(crate::epoch::EPOCH_OP_SUFFIX) {
+        return Err(VerbError::ReservedOp { op: shown(op) });
+    }
+    Ok(())
+}
+
+/// Op ids as logged: 8 to 72 characters of [a-z0-9._-], first a letter or digit, not ending
+/// `.outcome`.
+pub(crate) fn check_logged_op(op: &str) -> Result<(), VerbError> {
     let ok = (8..=72).contains(&op.len())
         && op.as_bytes()[0].is_ascii_alphanumeric()
         && op

@@ -110,7 +110,7 @@ pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Spli
     // Each entry opens a line indented by four spaces (its own members by six): `prev` must
     // hold exactly the entries before the last one, or the splice would drop or repeat some.
     let held = memchr::memmem::find_iter(entries, b"\n    {").count();
-    if held == 0 || held + 1 != file.log.len() {
+    if held == 0 || held + 1 != file.log.len() || !starts_with_entry(entries, &file.log[0]) {
         return None;
     }
     let prev_items = if prev_rows.is_empty() {
@@ -161,6 +161,20 @@ pub fn appended(file: &QueueFile, prev: &[u8], prev_rows: &[Row]) -> Option<Spli
         reused: entries_at,
         tail,
     })
+}
+
+/// Whether the log text `entries` ("[\n    {...") opens with `first`'s rev and op: a cut
+/// replaces the log's first entries, and the same count of entries must not pass for the
+/// same log.
+fn starts_with_entry(entries: &[u8], first: &Entry) -> bool {
+    let mut needle = Vec::with_capacity(first.op.len() + 64);
+    needle.extend_from_slice(b"[\n    {\n      \"rev\": ");
+    needle.extend_from_slice(alloc::format!("{}", first.rev).as_bytes());
+    needle.extend_from_slice(b",\n      \"op\": ");
+    let op = to_canonical(&first.op);
+    needle.extend_from_slice(op.strip_suffix(b"\n").unwrap_or(&op));
+    needle.extend_from_slice(b",\n");
+    entries.starts_with(&needle)
 }
 
 /// Appends canonical bytes of an array item (one trailing newline) as they stand two levels

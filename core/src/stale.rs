@@ -19,7 +19,9 @@ pub struct Stale<'a> {
 /// The row an entry's arguments name; genesis names every row of its map.
 fn row_of(args: &Args) -> Option<u64> {
     Some(match args {
-        Args::Genesis(_) | Args::AcceptHistory(_) => return None,
+        Args::Genesis(_) | Args::AcceptHistory(_) | Args::Epoch(_) | Args::Archive(_) => {
+            return None;
+        }
         Args::Add(a) => a.id,
         Args::Move(a) => a.id,
         Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => a.id,
@@ -41,6 +43,13 @@ pub fn stale<'a>(rows: &'a [Row], log: &'a [Entry], cutoff: &str) -> Vec<Stale<'
         match &entry.args {
             Args::Genesis(g) => {
                 for r in &g.rows {
+                    last.insert(r.id, entry);
+                }
+            }
+            // The entries before a cut are archived: a kept row counts as touched at the cut,
+            // so `--stale` can only understate how long such a row has waited.
+            Args::Epoch(e) => {
+                for r in &e.state.rows {
                     last.insert(r.id, entry);
                 }
             }

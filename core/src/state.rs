@@ -9,6 +9,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::epoch::{ArchiveArgs, EpochArgs, archived_in, archived_ranges, range_count};
 use crate::error::VerbError;
 use crate::model::{Row, Status};
 use crate::next::{Candidates, Pick};
@@ -60,6 +61,23 @@ pub struct State {
     candidates: Option<Candidates>,
     /// The search steps the `set … after` entries of semantics 3 and 4 took so far.
     spent: u64,
+    /// Set when replay started from an epoch entry: the `archive` entry the log must hold.
+    epoch: Option<alloc::boxed::Box<Seed>>,
+    /// Every archive's row ranges, `(first, last, epoch)` ascending: the ids refused as
+    /// archived (none from genesis).
+    archived: Vec<(u64, u64, u32)>,
+    /// The smallest id `add` may give: the epoch's `nextId` (0 from genesis).
+    id_floor: u64,
+}
+
+/// What a state started from an epoch entry knows of the cut.
+#[derive(Clone, Debug)]
+pub(crate) struct Seed {
+    pub(crate) epoch: u32,
+    /// The arguments the `archive` entry after the window must carry.
+    pub(crate) expected: ArchiveArgs,
+    /// The revision of that entry, once applied.
+    pub(crate) archived_at: Option<u64>,
 }
 
 impl State {
@@ -84,6 +102,84 @@ impl State {
             waits: None,
             candidates: None,
             spent: 0,
+            epoch: None,
+            archived: Vec::new(),
+            id_floor: 0,
+        }
+    }
+
+    /// `from_parts` for a queue cut into epochs: the archived id ranges it refuses as archived
+    /// (`archived()` of the state it was recorded from) and the smallest id it may give.
+    pub fn with_archived(mut self, archived: Vec<(u64, u64, u32)>, next_id: u64) -> State {
+        self.archived = archived;
+        self.id_floor = next_id;
+        self
+    }
+
+    /// The archived id ranges `(first, last, epoch)`, ascending; empty for a queue never cut.
+    pub fn archived(&self) -> &[(u64, u64, u32)] {
+        &self.archived
+    }
+
+    /// The state an epoch entry at `rev` starts replay from (its args already checked);
+    /// `epoch_sha` hashes the entry's compact canonical JSON, which the archive entry pins.
+    pub(crate) fn from_epoch(args: &EpochArgs, rev: u64, epoch_sha: String) -> State {
+        let st = &args.state;
+        let index = st.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let last = args.archives.last();
+        let before = args
+            .archives
+            .len()
+            .checked_sub(2)
+            .map_or(0, |i| args.archives[i].rev);
+        let expected = ArchiveArgs {
+            before: rev + 1,
+            epoch: args.epoch,
+            file: last.map(|a| a.file.clone()).unwrap_or_default(),
+            sha: last.map(|a| a.sha.clone()).unwrap_or_default(),
+            epoch_sha,
+            entries: rev - before,
+            rows: last.map_or(0, |a| range_count(&a.rows)),
+        };
+        State {
+            revision: rev,
+            rows: st.rows.clone(),
+            branch: Some(st.branch.clone()),
+            root: Some(st.root.clone()),
+            index,
+            reasons: st.reasons.iter().cloned().collect(),
+            waits: None,
+            candidates: None,
+            spent: st.spent,
+            epoch: Some(alloc::boxed::Box::new(Seed {
+                epoch: args.epoch,
+                expected,
+                archived_at: None,
+            })),
+            archived: archived_ranges(&args.archives),
+            id_floor: st.next_id,
+        }
+    }
+
+    /// What the state knows of the cut it started from, if it started from one.
+    pub(crate) fn seed(&self) -> Option<&Seed> {
+        self.epoch.as_deref()
+    }
+
+    pub(crate) fn seed_mut(&mut self) -> Option<&mut Seed> {
+        self.epoch.as_deref_mut()
+    }
+
+    /// The epoch whose archive holds row `id`, if one does.
+    pub fn archived_in(&self, id: u64) -> Option<u32> {
+        archived_in(&self.archived, id)
+    }
+
+    /// The refusal for a row this state lacks: archived, or no such row.
+    pub(crate) fn missing(&self, id: u64) -> VerbError {
+        match self.archived_in(id) {
+            Some(epoch) => VerbError::RowArchived { id, epoch },
+            None => VerbError::NoSuchRow { id },
         }
     }
 
@@ -96,22 +192,19 @@ impl State {
         self.index
             .get(&id)
             .map(|&i| &self.rows[i])
-            .ok_or(VerbError::NoSuchRow { id })
+            .ok_or_else(|| self.missing(id))
     }
 
     /// The position in `rows` of row `id`, done or not: only an outcome entry changes a done row.
     pub(crate) fn pos(&self, id: u64) -> Result<usize, VerbError> {
-        self.index
-            .get(&id)
-            .copied()
-            .ok_or(VerbError::NoSuchRow { id })
+        self.index.get(&id).copied().ok_or_else(|| self.missing(id))
     }
 
     /// The position in `rows` of the row to change: it must exist and not be done. Verbs check
     /// everything against `rows[pos]` first and only then change it through `row_mut`, so a
     /// refusal leaves the state as it was without copying the row.
     pub(crate) fn open_pos(&self, id: u64) -> Result<usize, VerbError> {
-        let pos = *self.index.get(&id).ok_or(VerbError::NoSuchRow { id })?;
+        let pos = *self.index.get(&id).ok_or_else(|| self.missing(id))?;
         if !self.rows[pos].status.is_open() {
             return Err(VerbError::RowDone { id });
         }
@@ -148,8 +241,10 @@ impl State {
         self.index.contains_key(&id)
     }
 
+    /// The id `add` gives next: above every row's, and never one an archive holds.
     pub fn next_id(&self) -> u64 {
-        self.index.keys().next_back().map_or(1, |id| id + 1)
+        let above = self.index.keys().next_back().map_or(1, |id| id + 1);
+        above.max(self.id_floor)
     }
 
     /// Adds a new row, or replaces the one with its id.
@@ -232,8 +327,7 @@ impl State {
         self.reasons.get(&id).map(String::as_str)
     }
 
-    /// The search steps the older sets took so far.
-    #[cfg(test)]
+    /// The search steps the older sets took so far (an epoch carries them on).
     pub(crate) fn spent(&self) -> u64 {
         self.spent
     }

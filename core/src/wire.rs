@@ -168,6 +168,35 @@ pub fn decode(payload: &[u8]) -> Result<Answer, Malformed> {
     Ok(answer)
 }
 
+/// The archives a check is given, as one buffer for the module: each archive's bytes after
+/// their u32 little-endian length, one after another (empty for none).
+pub fn pack_archives(archives: &[&[u8]]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(archives.iter().map(|a| a.len() + 4).sum());
+    for a in archives {
+        out.extend_from_slice(&len32(a.len()).to_le_bytes());
+        out.extend_from_slice(a);
+    }
+    out
+}
+
+/// The archives in a buffer `pack_archives` made.
+pub fn unpack_archives(mut buf: &[u8]) -> Result<Vec<&[u8]>, Malformed> {
+    let mut out = Vec::new();
+    while !buf.is_empty() {
+        let (len, rest) = buf
+            .split_first_chunk::<4>()
+            .ok_or(Malformed("an archive's length is cut short"))?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if len > rest.len() {
+            return Err(Malformed("an archive runs past the end"));
+        }
+        let (archive, rest) = rest.split_at(len);
+        out.push(archive);
+        buf = rest;
+    }
+    Ok(out)
+}
+
 fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&len32(s.len()).to_le_bytes());
     out.extend_from_slice(s.as_bytes());
@@ -219,6 +248,17 @@ mod tests {
             kind: kind.into(),
             reason,
         })
+    }
+
+    #[test]
+    fn archives_pack_and_unpack() {
+        let list: [&[u8]; 3] = [b"{}\n", b"", b"abc"];
+        let packed = pack_archives(&list);
+        assert_eq!(packed.len(), 3 + 4 * 3 + 3);
+        assert_eq!(unpack_archives(&packed).unwrap(), list);
+        assert_eq!(unpack_archives(&[]).unwrap(), Vec::<&[u8]>::new());
+        assert!(unpack_archives(&packed[..packed.len() - 1]).is_err());
+        assert!(unpack_archives(&[1, 0]).is_err());
     }
 
     /// Every shape of answer comes back as it went in.

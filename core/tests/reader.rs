@@ -40,6 +40,26 @@ fn the_reader_accepts_every_golden_file() {
     }
 }
 
+/// The cut queue and its archives (semantics 6: the epoch entry, its tuples, ranges and the
+/// filter's base64), and every hand edit of them.
+#[test]
+fn the_reader_accepts_the_epoch_fixtures_and_agrees_on_their_edits() {
+    let dir = common::fixtures().join("epochs");
+    for rel in [
+        "queue.json",
+        "archive/epoch-0001.json",
+        "archive/epoch-0002.json",
+    ] {
+        let bytes = std::fs::read(dir.join(rel)).unwrap();
+        assert_eq!(agree(&bytes), Ok(true), "{rel}");
+    }
+    for entry in std::fs::read_dir(dir.join("bad")).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(agree(&bytes).is_ok(), "{}", path.display());
+    }
+}
+
 #[test]
 fn the_reader_agrees_on_every_corpus_file() {
     let dir = common::fixtures().join("bad");

@@ -53,4 +53,37 @@ mod tests {
             (Exit::Refused, "empty-log")
         );
     }
+
+    /// The refusals of a cut queue end as every other: a verb's after `refused: `, invalid
+    /// data on its own, exit 2.
+    #[test]
+    fn the_refusals_of_epochs_are_exit_2() {
+        let archived = CoreError::from(VerbError::RowArchived { id: 12, epoch: 1 });
+        assert_eq!(
+            archived.line(),
+            "refused: row 12 is done and archived in docs/plans/archive/epoch-0001.json: `show 12` reads it; a dependency on it is already met"
+        );
+        assert_eq!(
+            (archived.exit(), archived.kind()),
+            (Exit::Refused, "row-archived")
+        );
+        let range = CoreError::from(VerbError::CutRange {
+            before: 1,
+            low: 2,
+            high: 9,
+        });
+        assert_eq!((range.exit(), range.kind()), (Exit::Refused, "cut-range"));
+        let full = CoreError::from(QueueError::Epoch {
+            epoch: 2,
+            detail: "queue.json names 2 archives but 1 were given".into(),
+        });
+        assert_eq!(
+            full.line(),
+            "epoch 2 does not hold: queue.json names 2 archives but 1 were given"
+        );
+        assert_eq!(
+            (full.exit(), full.kind()),
+            (Exit::Refused, "epoch-mismatch")
+        );
+    }
 }

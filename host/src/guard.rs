@@ -1,6 +1,7 @@
 //! `guard` and `install-hook`: the pre-commit guard that refuses every commit whose index entry
-//! for a queue file differs from HEAD's (only `mosaic-queue commit` publishes the queue), and
-//! its installation as `.git/hooks/pre-commit` by jason or sage.
+//! for a queue file differs from HEAD's (only `mosaic-queue commit` publishes the queue) or
+//! that changes or removes an archive HEAD holds (an archive is written once), and its
+//! installation as `.git/hooks/pre-commit` by jason or sage.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,17 @@ pub fn guard() -> Replied {
         .filter(|v| !v.is_empty())
         .map(|v| Path::new(&top).join(v));
     let staged = staged_queue_paths(Path::new(&top), index.as_deref())?;
+    let archives = changed_archives(Path::new(&top), index.as_deref())?;
+    if let Some(first) = archives.first() {
+        let more = match archives.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        return Err(Failure::refused(format!(
+            "refused: the archive {first}{more} is changed or removed in the index: an archive is written once and never changed; restore it with `git reset -q -- {}`",
+            archives.join(" ")
+        )));
+    }
     match staged.as_slice() {
         [] => Ok(()),
         [one] => Err(Failure::refused(format!(
@@ -85,6 +97,48 @@ fn staged_queue_paths(top: &Path, index: Option<&Path>) -> Result<Vec<&'static s
         }
     }
     Ok(staged)
+}
+
+/// The archives HEAD holds whose entries in `index` differ from HEAD's (changed, removed or in
+/// conflict). A new archive is no change to one HEAD holds; `mosaic-queue commit` adds it.
+fn changed_archives(top: &Path, index: Option<&Path>) -> Result<Vec<String>, Failure> {
+    let Ok(head) = git::run(top, &["rev-parse", "-q", "--verify", "HEAD^{commit}"]) else {
+        return Ok(Vec::new());
+    };
+    let dir = crate::store::archive::DIR;
+    let tree = git::run(top, &["ls-tree", "-r", "--full-tree", &head, "--", dir])
+        .map_err(|e| Failure::failed(format!("git ls-tree {head} failed: {e}")))?;
+    let args = ["ls-files", "-s", "--", dir];
+    let listed = git::text(top, &args, index)
+        .map_err(|e| Failure::failed(format!("git {} failed: {e}", args.join(" "))))?;
+    // ls-files says `<mode> <blob> <stage>\t<path>`, ls-tree `<mode> <type> <blob>\t<path>`.
+    let in_index: Vec<(&str, String)> = listed
+        .lines()
+        .filter_map(|l| {
+            let (meta, name) = l.split_once('\t')?;
+            Some((name, meta.to_owned()))
+        })
+        .collect();
+    let mut changed = Vec::new();
+    for line in tree.lines() {
+        let Some((meta, name)) = line.split_once('\t') else {
+            continue;
+        };
+        let mut f = meta.split(' ');
+        let (Some(mode), Some(_), Some(blob)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let committed = format!("{mode} {blob} 0");
+        let entries: Vec<&String> = in_index
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, m)| m)
+            .collect();
+        if entries != [&committed] {
+            changed.push(name.to_owned());
+        }
+    }
+    Ok(changed)
 }
 
 /// `install-hook` as `by` (else `$MOSAIC_AGENT_NAME`; jason or sage).

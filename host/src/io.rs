@@ -56,6 +56,8 @@ pub enum Kind {
     QueueJson,
     /// `docs/plans/QUEUE.md`.
     QueueMd,
+    /// An archive, `docs/plans/archive/epoch-NNNN.json` (or a snapshot's copy of one).
+    Archive,
     /// queue.json inside a `verify --snapshot` directory.
     SnapshotJson,
     /// QUEUE.md inside a `verify --snapshot` directory.
@@ -75,7 +77,9 @@ impl Kind {
     pub fn cap(self) -> u64 {
         match self {
             Kind::Lock | Kind::Gate | Kind::Witness => STATE_CAP,
-            Kind::View | Kind::QueueJson | Kind::SnapshotJson | Kind::Base => QUEUE_JSON_CAP,
+            Kind::View | Kind::QueueJson | Kind::SnapshotJson | Kind::Base | Kind::Archive => {
+                QUEUE_JSON_CAP
+            }
             Kind::QueueMd | Kind::SnapshotMd | Kind::Map => QUEUE_MD_CAP,
             Kind::Manifest => MANIFEST_CAP,
             Kind::Hook => HOOK_CAP,
@@ -91,6 +95,7 @@ impl Kind {
             Kind::View => "the read view",
             Kind::QueueJson | Kind::SnapshotJson => "queue.json",
             Kind::QueueMd | Kind::SnapshotMd => "QUEUE.md",
+            Kind::Archive => "an archive",
             Kind::Base => "queue.json",
             Kind::Manifest => "a manifest",
             Kind::Map => "a migration map",
@@ -127,6 +132,9 @@ impl Kind {
                 "restore it from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
             }
             Kind::QueueMd => "restore it from git (`git checkout -- docs/plans/QUEUE.md`)",
+            Kind::Archive => {
+                "restore it from git (`git checkout -- docs/plans/archive/`); archives are never edited"
+            }
             Kind::SnapshotJson | Kind::SnapshotMd => {
                 "take the snapshot again with `mosaic-queue snapshot --out DIR`"
             }
@@ -343,6 +351,9 @@ pub trait Io {
     /// A hard link; fails with `AlreadyExists` when `to` exists (the lock's atomic take).
     fn link(&self, from: &Path, to: &Path) -> io::Result<()>;
     fn remove(&self, path: &Path) -> io::Result<()>;
+    /// Creates the directory `dir` (mode 0755); fails with `AlreadyExists` when anything is
+    /// at the name. Durable only once its parent is fsynced.
+    fn create_dir(&self, dir: &Path) -> io::Result<()>;
     /// fsync of a directory, which makes renames and links in it durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     fn fs_kind(&self, path: &Path) -> io::Result<FsKind>;
@@ -350,6 +361,8 @@ pub trait Io {
     fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
     /// The file's identity (lstat: a symlink is not followed).
     fn file_id(&self, path: &Path) -> io::Result<FileId>;
+    /// Whether `path` is a directory itself (lstat: a symlink to one is not).
+    fn is_dir(&self, path: &Path) -> io::Result<bool>;
     /// Whether tmpfs counts as supported: only a test's I/O layer says yes.
     fn allow_tmpfs(&self) -> bool {
         false
@@ -396,6 +409,9 @@ impl Io for RealIo {
     fn remove(&self, path: &Path) -> io::Result<()> {
         self.sys().remove(path)
     }
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        self.sys().create_dir(dir)
+    }
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         self.sys().sync_dir(dir)
     }
@@ -407,6 +423,9 @@ impl Io for RealIo {
     }
     fn file_id(&self, path: &Path) -> io::Result<FileId> {
         self.sys().file_id(path)
+    }
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.sys().is_dir(path)
     }
     fn step(&self, name: &str) {
         crate::seam::step(name);
@@ -516,6 +535,12 @@ impl Io for Sys {
         self.call(Call::Unlink(path), || Ok(fs::unlink(path)?))
     }
 
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        self.call(Call::Mkdir(dir), || {
+            Ok(fs::mkdir(dir, Mode::from_raw_mode(0o755))?)
+        })
+    }
+
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         self.call(Call::FsyncDir(dir), || {
             let fd = fs::open(
@@ -539,6 +564,13 @@ impl Io for Sys {
             std::fs::read_dir(dir)?
                 .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
                 .collect()
+        })
+    }
+
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.call(Call::Stat(path), || {
+            let st = fs::lstat(path)?;
+            Ok(FileType::from_raw_mode(st.st_mode) == FileType::Directory)
         })
     }
 

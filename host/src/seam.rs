@@ -124,6 +124,26 @@ pub const WRITE_STEPS: &[&str] = &[
     "receipt-printed",
 ];
 
+/// The steps of a cut (`archive`): the lock, the archive placed (its folder, its temp file,
+/// its link, the folder's fsync), then the write of queue.json that names it.
+pub const CUT_STEPS: &[&str] = &[
+    "lock-taken",
+    "archive-dir-created",
+    "archive-temp-written",
+    "archive-placed",
+    "archive-dir-synced",
+    "archive-written",
+    "queue-temp-written",
+    "queue-renamed",
+    "queue-dir-synced",
+    "witness-temp-written",
+    "witness-renamed",
+    "witness-dir-synced",
+    "table-temp-written",
+    "table-renamed",
+    "receipt-printed",
+];
+
 /// The steps a review request passes after its attempt's write (docs/durability.md): before
 /// the POST, after it, and after the outcome entry.
 pub const REQUEST_STEPS: &[&str] = &["request-sending", "request-posted", "outcome-logged"];

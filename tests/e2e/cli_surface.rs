@@ -349,6 +349,7 @@ const VERBS: &[&str] = &[
     "commit",
     "unlock",
     "accept-history",
+    "archive",
     "demo",
     "guard",
     "install-hook",

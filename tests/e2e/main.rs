@@ -4,6 +4,7 @@
 //! `every_file_is_a_module` fails until it is.
 
 mod cli_admin;
+mod cli_archive;
 mod cli_ci_recipe;
 mod cli_commit;
 mod cli_concurrency;

@@ -303,16 +303,37 @@ struct Snapshot {
 }
 
 /// The snapshot verdict for `queue.json` and `QUEUE.md` bytes, against a base queue.json
-/// when given: `{"revision", "baseRevision"}`.
+/// when given (through the snapshot's archives, packed as `sandbox::pack_archives` packs
+/// them, where the base is older than its cut): `{"revision", "baseRevision"}`.
 #[wasm_bindgen(js_name = verifySnapshot)]
 pub fn verify_snapshot(
     json_bytes: &[u8],
     md: &[u8],
     base: Option<Vec<u8>>,
+    archives: Option<Vec<u8>>,
 ) -> Result<String, Refusal> {
-    let verdict = mosaic_queue_core::verify_snapshot(json_bytes, md, base.as_deref())?;
+    let archives = unpacked(archives.as_deref().unwrap_or_default())?;
+    let verdict =
+        mosaic_queue_core::verify_snapshot_archived(json_bytes, md, base.as_deref(), &archives)?;
     Ok(json(&Snapshot {
         revision: verdict.revision,
         base_revision: verdict.base_revision,
+    }))
+}
+
+fn unpacked(packed: &[u8]) -> Result<Vec<&[u8]>, Refusal> {
+    mosaic_queue_core::sandbox::unpack_archives(packed)
+        .map_err(|e| ArgumentError::Archives(e.0).into())
+}
+
+/// `verify --full`: the archives 1..K (packed as `sandbox::pack_archives` packs them, in
+/// order) and queue.json; every epoch entry recomputed from its archive. `{"revision", "rows"}`.
+#[wasm_bindgen(js_name = verifyFull)]
+pub fn verify_full(archives: &[u8], active: &[u8]) -> Result<String, Refusal> {
+    let archives = unpacked(archives)?;
+    let queue = mosaic_queue_core::verify_full(&archives, active)?;
+    Ok(json(&Verified {
+        revision: queue.revision(),
+        rows: queue.rows().len(),
     }))
 }

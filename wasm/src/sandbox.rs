@@ -32,8 +32,9 @@ pub unsafe extern "C" fn free(ptr: *mut u8, len: usize) {
     drop(unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(ptr, len)) });
 }
 
-/// Verifies the snapshot in the three buffers (the base only when `has_base` is not 0) and
-/// returns the address of the result: a little-endian u32 length `n`, then the `n` bytes of
+/// Verifies the snapshot in the buffers (the base only when `has_base` is not 0; the archives,
+/// packed by `sandbox::pack_archives`, only when `archives_len` is not 0) and returns the
+/// address of the result: a little-endian u32 length `n`, then the `n` bytes of
 /// `mosaic_queue_core::sandbox::encode` (the core's `wire` module documents the layout; the host
 /// decodes it with `sandbox::decode`).
 ///
@@ -50,17 +51,30 @@ pub unsafe extern "C" fn verify_snapshot(
     base_ptr: *const u8,
     base_len: usize,
     has_base: u32,
+    archives_ptr: *const u8,
+    archives_len: usize,
 ) -> *mut u8 {
     // SAFETY: the host filled these buffers through `alloc` and keeps them until after this
     // call returns; nothing else touches them meanwhile.
-    let (json, md, base) = unsafe {
+    let (json, md, base, packed) = unsafe {
         (
             core::slice::from_raw_parts(json_ptr, json_len),
             core::slice::from_raw_parts(md_ptr, md_len),
             (has_base != 0).then(|| core::slice::from_raw_parts(base_ptr, base_len)),
+            match archives_len {
+                0 => &[][..],
+                n => core::slice::from_raw_parts(archives_ptr, n),
+            },
         )
     };
-    let answer = mosaic_queue_core::verify_snapshot(json, md, base).map_err(|e| Refusal::from(&e));
+    let answer = match sandbox::unpack_archives(packed) {
+        Ok(archives) => mosaic_queue_core::verify_snapshot_archived(json, md, base, &archives)
+            .map_err(|e| Refusal::from(&e)),
+        Err(malformed) => Err(Refusal {
+            kind: "archives-malformed".into(),
+            reason: sandbox::Reason::Other(malformed.to_string()),
+        }),
+    };
     let payload = sandbox::encode(&answer);
     let mut out = Vec::with_capacity(4 + payload.len());
     out.extend_from_slice(&len32(payload.len()).to_le_bytes());

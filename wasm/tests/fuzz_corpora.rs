@@ -76,6 +76,11 @@ fn node_command() {
 }
 
 #[test]
+fn epoch() {
+    replay("epoch", checks::epoch::check);
+}
+
+#[test]
 fn gitea_answer() {
     replay("gitea_answer", checks::gitea_answer::check);
 }

@@ -155,7 +155,7 @@ pub(crate) fn outcome(
     out: &mut String,
 ) -> Result<(), VerbError> {
     needs_semantics_2("review-outcome", ctx)?;
-    rules::check_op(&a.attempt)?;
+    rules::check_logged_op(&a.attempt)?;
     if ctx.op.strip_suffix(".outcome") != Some(a.attempt.as_str()) {
         return Err(ReviewError::OutcomeOp {
             op: String::from(ctx.op),

@@ -80,6 +80,9 @@ pub(super) fn check_after(state: &State, id: u64, after: &[u64]) -> Result<(), V
     }
     for &dep in after {
         if !state.has_row(dep) {
+            if let Some(epoch) = state.archived_in(dep) {
+                return Err(VerbError::RowArchived { id: dep, epoch });
+            }
             return Err(VerbError::NoSuchDependency { id, after: dep });
         }
     }

@@ -7,6 +7,7 @@
 mod check;
 pub(crate) mod command;
 mod coord;
+mod cut;
 mod edit;
 mod genesis;
 mod moves;
@@ -16,7 +17,9 @@ use alloc::string::String;
 
 use crate::admission;
 use crate::ctx::Ctx;
-use crate::entry::{Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, HARDENED_SEMANTICS};
+use crate::entry::{
+    Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, EPOCH_SEMANTICS, HARDENED_SEMANTICS,
+};
 use crate::error::VerbError;
 use crate::render::push_number;
 use crate::review::{attempts, verdicts};
@@ -43,16 +46,25 @@ pub(crate) fn apply_into(
 ) -> Result<(), VerbError> {
     // An outcome's op is its attempt's op plus `.outcome`, which `outcome` checks.
     if !matches!(args, Args::ReviewOutcome(_)) {
-        rules::check_op(ctx.op)?;
+        rules::check_logged_op(ctx.op)?;
     }
     rules::check_actor(ctx.by)?;
     rules::check_timestamp(ctx.at)?;
     numbers::args(args)?;
-    if !(1..=CURRENT_SEMANTICS).contains(&ctx.semantics) {
+    // Semantics 6 exists only after a cut: a log that starts at genesis is held to 5.
+    let newest = if state.seed().is_some() {
+        EPOCH_SEMANTICS
+    } else {
+        CURRENT_SEMANTICS
+    };
+    if !(1..=newest).contains(&ctx.semantics) {
         return Err(VerbError::UnknownSemantics {
             semantics: ctx.semantics,
-            current: CURRENT_SEMANTICS,
+            current: newest,
         });
+    }
+    if ctx.semantics >= EPOCH_SEMANTICS && !matches!(args, Args::ReviewOutcome(_)) {
+        rules::check_op(ctx.op)?;
     }
     // A semantics 4 entry was held to the rules for new entries when it was written; one that
     // breaks them was written by hand.
@@ -91,6 +103,13 @@ pub(crate) fn apply_into(
         Args::ReviewAbandon(a) => attempts::abandon(state, a, ctx, receipt)?,
         Args::ReviewRecord(a) => verdicts::record(state, a, ctx, receipt)?,
         Args::Take(a) => coord::take(state, a, ctx, receipt)?,
+        Args::Archive(a) => cut::archive(state, a, ctx, receipt)?,
+        // Replay starts from it; anywhere else in a log it is refused.
+        Args::Epoch(_) => {
+            return Err(VerbError::EpochEntry {
+                why: "an epoch entry stands only first in a log",
+            });
+        }
     }
     state.revision = ctx.rev;
     Ok(())

@@ -3,6 +3,7 @@
 //! the core decide, writes durably and gives the receipt; a change that opened a review
 //! request attempt is then carried out by the request driver (`review::request`).
 
+pub mod archive;
 pub mod genesis;
 
 use mosaic_queue_core::{Command, NOTHING_TO_TAKE, Outcome, Queue, Row, TakeCmd};

@@ -313,7 +313,7 @@ pub enum Verb {
     /// Check queue.json (and with --current, that the table is current); with --snapshot, check
     /// a snapshot's two files anywhere, with no repository and no lock.
     #[command(
-        after_help = "Examples:\n  mosaic-queue verify --current\n  mosaic-queue verify --snapshot /tmp/queue-snap --base old/queue.json"
+        after_help = "Examples:\n  mosaic-queue verify --current\n  mosaic-queue verify --full\n  mosaic-queue verify --snapshot /tmp/queue-snap --base old/queue.json"
     )]
     Verify {
         /// Also check that QUEUE.md's table is a current render of the queue
@@ -325,6 +325,10 @@ pub enum Verb {
         /// A queue.json whose log the snapshot's log must extend
         #[arg(long, value_name = "FILE", requires = "snapshot")]
         base: Option<PathBuf>,
+        /// Also read every archive under docs/plans/archive/ in order and prove the history
+        /// from genesis: each epoch's starting state is what its archived log replays to
+        #[arg(long, conflicts_with = "snapshot")]
+        full: bool,
     },
     /// Rewrite the table when it is stale; --check only reports.
     #[command(after_help = "Examples:\n  mosaic-queue render --check\n  mosaic-queue render")]
@@ -384,6 +388,23 @@ pub enum Verb {
         #[arg(long, value_name = "TEXT")]
         reason: String,
         /// Confirms that ops lost before this entry are no longer deduplicated
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Cut the history before revision REV into docs/plans/archive/epoch-NNNN.json, written
+    /// once and never changed: queue.json keeps the rows still in play, one epoch entry and the
+    /// entries from REV on (the lead, jason or sage; docs/format.md).
+    #[command(
+        after_help = "Example:\n  mosaic-queue archive --before 99001 --yes --op lead-archive-1 --by lead\n\n`doctor` names the cut, with its REV, once the log passes 10,000 entries; `verify --full` checks every archive."
+    )]
+    Archive {
+        /// The first revision kept in queue.json: entries below it, and the done rows no later
+        /// entry names, move to the archive (2 <= REV <= the revision after the last)
+        #[arg(long, value_name = "REV", allow_hyphen_values = true, value_parser = number::parse)]
+        before: u64,
+        /// Confirms the cut: the archived history is read from its file from then on
         #[arg(long)]
         yes: bool,
         #[command(flatten)]
@@ -571,6 +592,7 @@ impl Verb {
             Verb::Commit { .. } => "commit",
             Verb::Unlock { .. } => "unlock",
             Verb::AcceptHistory { .. } => "accept-history",
+            Verb::Archive { .. } => "archive",
             Verb::Demo => "demo",
             Verb::Doctor => "doctor",
             Verb::Guard => "guard",
@@ -601,7 +623,8 @@ impl Verb {
             | Verb::Set { .. }
             | Verb::Take { .. }
             | Verb::Genesis { .. }
-            | Verb::AcceptHistory { .. } => true,
+            | Verb::AcceptHistory { .. }
+            | Verb::Archive { .. } => true,
             Verb::Review { verb } => !matches!(verb, ReviewVerb::VerifyCommit { .. }),
             _ => false,
         }

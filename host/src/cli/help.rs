@@ -32,7 +32,14 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("Git", &["commit", "guard", "install-hook", "snapshot"]),
     (
         "Recovery",
-        &["doctor", "sync", "render", "unlock", "accept-history"],
+        &[
+            "doctor",
+            "sync",
+            "render",
+            "unlock",
+            "accept-history",
+            "archive",
+        ],
     ),
     (
         "Setting up",

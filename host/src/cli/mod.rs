@@ -56,6 +56,11 @@ pub fn run(cli: Cli, reply: &mut dyn Reply) -> Replied {
             change.by.as_deref(),
             reply,
         ),
+        Verb::Archive {
+            before,
+            yes,
+            change,
+        } => change::archive::archive(before, yes, &change.op, change.by.as_deref(), reply),
         Verb::Review { verb } => run_review(verb, reply),
         other => run_other(other, reply),
     }
@@ -97,7 +102,7 @@ fn run_other(verb: Verb, reply: &mut dyn Reply) -> Replied {
             base,
             ..
         } => snapshot::verify::verify_snapshot(&dir, base.as_deref(), reply),
-        Verb::Verify { current, .. } => recovery::verify::verify(current, reply),
+        Verb::Verify { current, full, .. } => recovery::verify::verify(current, full, reply),
         Verb::Render { check } => recovery::verify::render(check, reply),
         Verb::Sync { op } => recovery::sync::sync(op.as_deref(), reply),
         Verb::Unlock { check_gate } => recovery::unlock::unlock(check_gate, reply),

@@ -7,14 +7,16 @@ use std::path::Path;
 use super::git::{self, QUEUE_PATHS, TempIndex};
 use crate::reply::Failure;
 
-/// Both files' exact bytes as blobs, a tree from a temporary index that starts as H's tree,
-/// and a commit with H as its only parent; returns its id. A tree equal to H's is refused:
-/// there is nothing to commit.
+/// Both files' exact bytes as blobs, with the archives the queue's epoch names (repository
+/// path, bytes: a new one is added, one H holds is the same blob), a tree from a temporary
+/// index that starts as H's tree, and a commit with H as its only parent; returns its id. A
+/// tree equal to H's is refused: there is nothing to commit.
 pub fn build(
     root: &Path,
     git_dir: &Path,
     head: &str,
     files: [&[u8]; 2],
+    archives: &[(String, Vec<u8>)],
     message: &str,
 ) -> Result<String, Failure> {
     let failed = |what: &str| {
@@ -23,7 +25,8 @@ pub fn build(
     };
     let index =
         TempIndex::of_tree(root, git_dir, head).map_err(failed("build the temporary index"))?;
-    for (path, bytes) in QUEUE_PATHS.iter().zip(files) {
+    let named = archives.iter().map(|(p, b)| (p.as_str(), b.as_slice()));
+    for (path, bytes) in QUEUE_PATHS.iter().copied().zip(files).chain(named) {
         let blob = git::blob(root, bytes).map_err(failed("write the blob"))?;
         index
             .stage(root, path, &blob)

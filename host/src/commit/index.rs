@@ -23,9 +23,16 @@ pub fn refuse_staged(root: &Path, head: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Points the shared index's queue entries at the new commit, but only when HEAD is that
-/// commit and the entries are still H's: anything else is someone's work, so the lead decides.
-pub fn reconcile(root: &Path, head: &str, new: &str, rev: u64) -> Result<(), Failure> {
+/// Points the shared index's queue entries (and those of the archives it committed) at the
+/// new commit, but only when HEAD is that commit and the entries are still H's: anything else
+/// is someone's work, so the lead decides.
+pub fn reconcile(
+    root: &Path,
+    head: &str,
+    new: &str,
+    rev: u64,
+    archives: &[&str],
+) -> Result<(), Failure> {
     let uncertain = |why: String| {
         Failure::uncertain(format!(
             "committed {new} (queue rev {rev}) but {why}; check, then run `{RESET}`"
@@ -46,6 +53,7 @@ pub fn reconcile(root: &Path, head: &str, new: &str, rev: u64) -> Result<(), Fai
     }
     let mut args = vec!["reset", "-q", "--"];
     args.extend(QUEUE_PATHS);
+    args.extend(archives);
     git::bytes(root, &args, None, None)
         .map(drop)
         .map_err(|e| uncertain(format!("the index reset failed ({e})")))

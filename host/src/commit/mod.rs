@@ -1,7 +1,7 @@
 //! `commit -m MSG [--genesis]`: the contract's "Committing the queue", steps 1 to 7, for every
-//! face. It commits exactly the snapshot bytes of the two queue files on top of HEAD through a
-//! temporary index and `commit-tree`, publishes with `update-ref` against the recorded HEAD,
-//! and never pushes. The plumbing is `git`, the guard's checks `active`, the object and its
+//! face. It commits exactly the snapshot bytes of the two queue files (with the archives their
+//! epoch names, a new one added) on top of HEAD through a temporary index and `commit-tree`,
+//! publishes with `update-ref` against the recorded HEAD, and never pushes. The plumbing is `git`, the guard's checks `active`, the object and its
 //! publication `build`, the shared index before and after `index`.
 
 pub mod active;
@@ -45,6 +45,7 @@ pub fn commit(message: &str, genesis: bool, by: Option<&str>, reply: &mut dyn Re
     let held = Session::begin(&paths, None, "commit")?;
     let (loaded, md) = take(&held, "commit")?;
     let rev = loaded.queue.revision();
+    let archives = crate::snapshot::take::archives(&held, &loaded)?;
     // Only the bytes are checked and published: the parsed queue goes before the sandbox
     // needs its room, so a commit at a long log does not hold it parsed as well.
     let crate::store::Loaded { bytes, queue, .. } = loaded;
@@ -57,18 +58,27 @@ pub fn commit(message: &str, genesis: bool, by: Option<&str>, reply: &mut dyn Re
     } else {
         Some(base(root, &head)?)
     };
-    check_bytes(&bytes, &md, base)?;
+    let archived: Vec<&[u8]> = archives.iter().map(|(_, b)| b.as_slice()).collect();
+    check_bytes(&bytes, &md, base, &archived)?;
 
     // 5 to 7. Blobs, a tree from a temporary index, the commit object, published only if the
     // guard is still active and the branch still at H; then the shared index reconciled.
-    let new = build::build(root, &paths.git_dir, &head, [&bytes, &md], message)?;
+    let new = build::build(
+        root,
+        &paths.git_dir,
+        &head,
+        [&bytes, &md],
+        &archives,
+        message,
+    )?;
     active::check(root, &paths.git_dir, &head).map_err(|e| {
         Failure::refused(format!(
             "{e} (checked again before publishing; nothing was published)"
         ))
     })?;
     build::publish(root, &branch, &new, &head, rev)?;
-    index::reconcile(root, &head, &new, rev)?;
+    let committed: Vec<&str> = archives.iter().map(|(p, _)| p.as_str()).collect();
+    index::reconcile(root, &head, &new, rev, &committed)?;
     reply.line(&format!("ok commit {new} (queue rev {rev})"))?;
     held.release_after_answer();
     Ok(())

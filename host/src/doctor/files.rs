@@ -7,10 +7,9 @@ use crate::io::Io;
 use crate::store::{self, Paths};
 
 pub(super) fn inspect(io: &dyn Io, paths: &Paths, out: &mut Vec<Finding>) {
-    let temps: Vec<String> = store::leftover_temps(io, paths)
-        .iter()
-        .map(|p| rel(paths, p))
-        .collect();
+    let mut found = store::leftover_temps(io, paths);
+    found.extend(store::archive::leftover_temps(io, paths));
+    let temps: Vec<String> = found.iter().map(|p| rel(paths, p)).collect();
     if !temps.is_empty() {
         out.push(Finding::note(
             Kind::TempFiles,

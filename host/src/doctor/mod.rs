@@ -2,6 +2,7 @@
 //! on, each with the one command that cures it. It takes no lock and writes nothing, so it runs
 //! while a writer holds the lock and where every other verb refuses.
 
+mod archives;
 mod choice;
 mod files;
 mod guard;
@@ -52,6 +53,10 @@ pub enum Kind {
     TableStale,
     TableHandEdited,
     ReviewUnresolved,
+    ArchiveMissing,
+    ArchiveChanged,
+    ArchiveUnnamed,
+    ArchiveDue,
     Guard,
     GuardUnchecked,
     TempFiles,
@@ -61,7 +66,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order findings are printed.
-    pub const ALL: [Kind; 34] = [
+    pub const ALL: [Kind; 38] = [
         Kind::GitEnv,
         Kind::Worktree,
         Kind::NotCanonical,
@@ -91,6 +96,10 @@ impl Kind {
         Kind::TableStale,
         Kind::TableHandEdited,
         Kind::ReviewUnresolved,
+        Kind::ArchiveMissing,
+        Kind::ArchiveChanged,
+        Kind::ArchiveUnnamed,
+        Kind::ArchiveDue,
         Kind::Guard,
         Kind::GuardUnchecked,
         Kind::TempFiles,
@@ -129,6 +138,10 @@ impl Kind {
             Kind::TableStale => "table-stale",
             Kind::TableHandEdited => "table-hand-edited",
             Kind::ReviewUnresolved => "review-unresolved",
+            Kind::ArchiveMissing => "archive-missing",
+            Kind::ArchiveChanged => "archive-changed",
+            Kind::ArchiveUnnamed => "archive-unnamed",
+            Kind::ArchiveDue => "archive-due",
             Kind::Guard => "guard",
             Kind::GuardUnchecked => "guard-unchecked",
             Kind::TempFiles => "temp-files",

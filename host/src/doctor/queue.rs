@@ -97,8 +97,9 @@ pub(super) fn inspect(
     let rev = queue.revision();
     checkout_rules(repo, paths, &queue, out);
     if let Some(witness) = witness {
-        history(&queue, &bytes, witness.as_ref(), seen, out);
+        history((io, paths), &queue, &bytes, witness.as_ref(), seen, out);
     }
+    super::archives::inspect(io, paths, &queue, out);
     if !repo.genesis_committed(paths) {
         out.push(Finding::act(
             Kind::GenesisNotCommitted,
@@ -149,13 +150,14 @@ fn checkout_rules(repo: &dyn Repository, paths: &Paths, queue: &Queue, out: &mut
 
 /// The file against the witness: lost history, a tail not yet durable, a dead writer's op.
 fn history(
+    at: (&dyn Io, &Paths),
     queue: &Queue,
     bytes: &[u8],
     witness: Option<&mosaic_queue_core::Witness>,
     seen: &Seen,
     out: &mut Vec<Finding>,
 ) {
-    let Some(confirmed) = confirmed(queue, bytes, witness, out) else {
+    let Some(confirmed) = confirmed(at, queue, bytes, witness, out) else {
         return;
     };
     tail(queue, confirmed, seen, out);
@@ -165,6 +167,7 @@ fn history(
 /// The revision the witness confirms durable (0 for genesis alone without one, itself a
 /// finding), or `None` after the finding that history was lost or cannot be told.
 fn confirmed(
+    (io, paths): (&dyn Io, &Paths),
     queue: &Queue,
     bytes: &[u8],
     witness: Option<&mosaic_queue_core::Witness>,
@@ -192,7 +195,7 @@ fn confirmed(
         }
         Some(w) => {
             let sha = mosaic_queue_core::sha256_hex(bytes);
-            if let Err(e) = queue.check_extends(&sha, w) {
+            if let Err(e) = store::archived::check_extends(io, paths, queue, &sha, w) {
                 out.push(recovery(
                     Kind::HistoryLost,
                     format!(
@@ -264,7 +267,11 @@ fn unacknowledged(queue: &Queue, seen: &Seen, out: &mut Vec<Finding>) {
 
 /// How history was lost, said once: the core's line names its own step (Manual recovery),
 /// which the finding names in full.
-fn lost(e: &WitnessError) -> String {
+fn lost(e: &store::StoreError) -> String {
+    let store::StoreError::Witness(e) = e else {
+        // An archive the epoch names is missing or changed: its own finding says what to do.
+        return format!("the witness could not be checked through the archives: {e}");
+    };
     match e {
         WitnessError::Behind { witness, file } => format!(
             "history was rolled back: queue.json is at rev {file} but the witness saw rev {witness}"
@@ -274,6 +281,9 @@ fn lost(e: &WitnessError) -> String {
         ),
         WitnessError::FileChanged { revision } => format!(
             "history was rewritten: queue.json at rev {revision} is not the file the witness saw (it was changed after its write)"
+        ),
+        WitnessError::BeforeEpoch { .. } | WitnessError::Archive { .. } => format!(
+            "history was rewritten: queue.json does not extend what the witness saw through the archives ({e})"
         ),
     }
 }

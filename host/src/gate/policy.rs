@@ -21,7 +21,7 @@ enum Who {
 impl Who {
     fn of(verb: &Verb) -> Who {
         match verb.name() {
-            "add" | "assign" | "commit" => Who::LeadOrPrivileged,
+            "add" | "assign" | "commit" | "archive" => Who::LeadOrPrivileged,
             "genesis" | "accept-history" | "review abandon" | "install-hook" => Who::Privileged,
             _ => Who::Anyone,
         }
@@ -82,7 +82,8 @@ fn actor(verb: &Verb) -> Option<&str> {
         | Verb::Note { change, .. }
         | Verb::Set { change, .. }
         | Verb::Genesis { change, .. }
-        | Verb::AcceptHistory { change, .. } => &change.by,
+        | Verb::AcceptHistory { change, .. }
+        | Verb::Archive { change, .. } => &change.by,
         Verb::Review { verb } => match verb {
             ReviewVerb::Request { change, .. }
             | ReviewVerb::Resolve { change, .. }

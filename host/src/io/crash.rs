@@ -51,6 +51,8 @@ pub struct Trace {
     /// the files it created.
     pub inodes: Vec<Vec<u8>>,
     pub initial: BTreeMap<PathBuf, usize>,
+    /// The directories the run created: a crash that loses one's entry loses what is in it.
+    pub dirs: BTreeSet<PathBuf>,
 }
 
 /// What a crash state holds: every path the run touched, with its bytes or `None` (absent).
@@ -99,6 +101,7 @@ impl Trace {
             effects: Vec::new(),
             inodes: Vec::new(),
             initial: BTreeMap::new(),
+            dirs: BTreeSet::new(),
         };
         let mut r = Resolver {
             names: BTreeMap::new(),
@@ -129,6 +132,16 @@ impl Trace {
                 self.inodes.push(Vec::new());
                 let inode = self.inodes.len() - 1;
                 r.names.insert(p.clone(), Some(inode));
+                self.effects.push(Effect::Dirents {
+                    dir: dir_of(p),
+                    set: vec![(p.clone(), Some(inode))],
+                });
+            }
+            Op::Mkdir(p) => {
+                self.inodes.push(Vec::new());
+                let inode = self.inodes.len() - 1;
+                r.names.insert(p.clone(), Some(inode));
+                self.dirs.insert(p.clone());
                 self.effects.push(Effect::Dirents {
                     dir: dir_of(p),
                     set: vec![(p.clone(), Some(inode))],
@@ -177,7 +190,7 @@ impl Trace {
         }
     }
 
-    /// Every path the run touched.
+    /// Every file the run touched (the directories it created are not files).
     pub fn touched(&self) -> BTreeSet<PathBuf> {
         let mut all: BTreeSet<PathBuf> = self.initial.keys().cloned().collect();
         for e in &self.effects {
@@ -185,6 +198,7 @@ impl Trace {
                 all.extend(set.iter().map(|(p, _)| p.clone()));
             }
         }
+        all.retain(|p| !self.dirs.contains(p));
         all
     }
 
@@ -215,10 +229,21 @@ impl Trace {
                 _ => {}
             }
         }
+        // A file in a directory the run created exists only if that directory's entry does.
+        let dir_kept = |p: &Path| {
+            p.ancestors()
+                .skip(1)
+                .all(|a| !self.dirs.contains(a) || names.get(a).copied().flatten().is_some())
+        };
         self.touched()
             .into_iter()
             .map(|p| {
-                let bytes = names.get(&p).copied().flatten().map(|i| inodes[i].clone());
+                let bytes = names
+                    .get(&p)
+                    .copied()
+                    .flatten()
+                    .filter(|_| dir_kept(&p))
+                    .map(|i| inodes[i].clone());
                 (p, bytes)
             })
             .collect()

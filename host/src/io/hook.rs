@@ -15,6 +15,8 @@ pub enum Call<'a> {
     Stat(&'a Path),
     Statfs(&'a Path),
     Create(&'a Path),
+    /// A new directory (`mkdir`), which must not exist.
+    Mkdir(&'a Path),
     /// The bytes written: the pieces, one after another.
     Write(&'a Path, &'a [&'a [u8]]),
     Fsync(&'a Path),

@@ -193,6 +193,15 @@ impl Fs {
         Ok(())
     }
 
+    fn mkdir(&mut self, dir: &Path) -> io::Result<()> {
+        self.parent_dir(dir)?;
+        if self.entries.contains_key(dir) {
+            return Err(errno(Errno::EXIST));
+        }
+        self.entries.insert(dir.to_path_buf(), Node::Dir);
+        Ok(())
+    }
+
     fn unlink(&mut self, path: &Path) -> io::Result<()> {
         match self.entries.get(path) {
             None => Err(errno(Errno::NOENT)),
@@ -362,7 +371,17 @@ impl Disk {
     /// the bytes its last fsync saw (nothing, if it never had one).
     pub fn power_loss(&self) {
         let mut fs = self.fs();
-        fs.entries = fs.durable.clone();
+        // An entry whose directory's own entry was lost goes with it.
+        let kept = fs.durable.clone();
+        fs.entries = kept
+            .iter()
+            .filter(|(p, _)| {
+                p.ancestors()
+                    .skip(1)
+                    .all(|a| a.as_os_str().is_empty() || kept.get(a) == Some(&Node::Dir))
+            })
+            .map(|(p, n)| (p.clone(), n.clone()))
+            .collect();
         for inode in fs.inodes.values_mut() {
             inode.bytes = inode.durable.clone();
         }
@@ -469,6 +488,10 @@ impl Io for MemIo<'_> {
         self.call(Call::Unlink(path), |fs| fs.unlink(path))
     }
 
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        self.call(Call::Mkdir(dir), |fs| fs.mkdir(dir))
+    }
+
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         self.call(Call::FsyncDir(dir), |fs| fs.sync_dir(dir))
     }
@@ -485,6 +508,13 @@ impl Io for MemIo<'_> {
 
     fn file_id(&self, path: &Path) -> io::Result<FileId> {
         self.call(Call::Stat(path), |fs| fs.file_id(path))
+    }
+
+    fn is_dir(&self, path: &Path) -> io::Result<bool> {
+        self.call(Call::Stat(path), |fs| match fs.entries.get(path) {
+            None => Err(errno(Errno::NOENT)),
+            Some(node) => Ok(*node == Node::Dir),
+        })
     }
 
     fn step(&self, name: &str) {

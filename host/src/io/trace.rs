@@ -74,6 +74,7 @@ pub enum Op {
     Stat(PathBuf),
     Statfs(PathBuf),
     Create(PathBuf),
+    Mkdir(PathBuf),
     Write(PathBuf, Vec<u8>),
     Fsync(PathBuf),
     Rename(PathBuf, PathBuf),
@@ -92,6 +93,7 @@ impl Op {
             Call::Stat(a) => Op::Stat(p(a)),
             Call::Statfs(a) => Op::Statfs(p(a)),
             Call::Create(a) => Op::Create(p(a)),
+            Call::Mkdir(a) => Op::Mkdir(p(a)),
             Call::Write(a, pieces) => Op::Write(p(a), if bytes { pieces.concat() } else { vec![] }),
             Call::Fsync(a) => Op::Fsync(p(a)),
             Call::Rename(a, b) => Op::Rename(p(a), p(b)),
@@ -109,6 +111,7 @@ impl Op {
             Op::Stat(_) => "stat",
             Op::Statfs(_) => "statfs",
             Op::Create(_) => "create",
+            Op::Mkdir(_) => "mkdir",
             Op::Write(..) => "write",
             Op::Fsync(_) => "fsync",
             Op::Rename(..) => "rename",
@@ -126,6 +129,7 @@ impl Op {
             | Op::Stat(a)
             | Op::Statfs(a)
             | Op::Create(a)
+            | Op::Mkdir(a)
             | Op::Write(a, _)
             | Op::Fsync(a)
             | Op::Rename(a, _)
@@ -167,6 +171,7 @@ impl Op {
             "stat" => Op::Stat(path),
             "statfs" => Op::Statfs(path),
             "create" => Op::Create(path),
+            "mkdir" => Op::Mkdir(path),
             "write" => Op::Write(path, unhex(v["hex"].as_str().unwrap_or(""))?),
             "fsync" => Op::Fsync(path),
             "rename" => Op::Rename(path, to()?),

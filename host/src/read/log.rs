@@ -2,9 +2,8 @@
 //! the log's own entry objects. Unlocked like the other reads; the read view holds no log, so
 //! it reads queue.json as their fallback does (docs/json.md, docs/decisions.md).
 
-use mosaic_queue_core::{Args, Entry};
+use mosaic_queue_core::{Args, Entry, VerbError};
 
-use super::load::load_queue_for_read;
 use crate::reply::{Failure, Replied, Reply, entry_row};
 
 /// Whether `entry` touched row `id`: its arguments name it, or genesis brought it in.
@@ -30,16 +29,23 @@ fn line(e: &Entry) -> String {
 /// `log [ID] [--limit N]`: the entries that touched row `id` (all without it), newest first,
 /// at most `limit` of them.
 pub fn log(id: Option<u64>, limit: Option<usize>, reply: &mut dyn Reply) -> Replied {
-    let queue = load_queue_for_read(reply)?;
+    let paths = crate::store::session::locate()?;
+    let queue = super::load::load_unlocked(&paths, reply)?.queue;
     let state = queue.state();
-    if let Some(id) = id {
-        state.row(id).map_err(Failure::from)?;
-    }
+    // A row a cut archived: its entries are in the archives up to that cut.
+    let archived = match id.map(|id| state.row(id)) {
+        Some(Err(VerbError::RowArchived { epoch, .. })) => {
+            super::archived::entries(&paths, &queue, epoch)?
+        }
+        Some(Err(e)) => return Err(Failure::from(e)),
+        _ => Vec::new(),
+    };
     let entries: Vec<&Entry> = queue
         .file()
         .log
         .iter()
         .rev()
+        .chain(archived.iter().rev())
         .filter(|e| id.is_none_or(|id| touches(e, id)))
         .take(limit.unwrap_or(usize::MAX))
         .collect();

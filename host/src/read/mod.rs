@@ -3,6 +3,7 @@
 //! Each reads what the witness vouches (`load`), a file ahead of it said to be visible, not
 //! confirmed durable.
 
+pub mod archived;
 pub mod describe;
 pub mod explain;
 pub mod load;

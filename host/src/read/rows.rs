@@ -1,13 +1,14 @@
 //! `list`, `show ID` and `next [SEAT]`: the unlocked reads of rows, as text or as their
 //! documents (docs/json.md).
 
-use mosaic_queue_core::{Row, layout, markdown::render_body, pick, to_canonical};
+use mosaic_queue_core::{Row, VerbError, layout, markdown::render_body, pick, to_canonical};
 use serde::Serialize;
 
+use super::archived::Found;
 use super::describe::describe;
 use super::load::{load_for_read, load_for_read_in};
 use crate::actor::seat_or_agent;
-use crate::reply::{Failure, Replied, Reply};
+use crate::reply::{Replied, Reply};
 use crate::store::session;
 use crate::store::world::World;
 
@@ -24,6 +25,9 @@ pub struct RowJson<'a> {
     pub revision: u64,
     pub durable: bool,
     pub row: Option<&'a Row>,
+    /// `show` of a row a cut archived: the archive it was read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<&'a str>,
 }
 
 /// `list`: every row as the table shows it, or the `{revision, durable, rows}` document.
@@ -59,19 +63,67 @@ pub fn list(reply: &mut dyn Reply) -> Replied {
 /// `show ID`: one row as `field: value` lines, or the `{revision, durable, row}` document.
 pub fn show(id: u64, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
-    let seen = load_for_read(reply)?;
+    let paths = session::locate()?;
+    let seen = load_for_read_in(&paths, reply)?;
     let st = &seen.state;
-    let row = st.row(id).map_err(Failure::from)?;
+    // The read view holds the rows, not the epoch: a row it lacks may be archived.
+    let row = match st.row(id) {
+        Ok(row) => row,
+        Err(VerbError::RowArchived { .. } | VerbError::NoSuchRow { .. }) => {
+            return show_archived(&paths, id, (st.revision, seen.durable), reply);
+        }
+        Err(e) => return Err(e.into()),
+    };
     if json {
         reply.serialized(&RowJson {
             revision: st.revision,
             durable: seen.durable,
             row: Some(row),
+            archive: None,
         })?;
     } else {
         reply.text(&describe(st, row))?;
     }
     Ok(())
+}
+
+/// `show ID` of a row the state as read lacks: the row as the archive that holds it has it,
+/// and where; refused as `no row` when no cut archived it.
+fn show_archived(
+    paths: &crate::store::Paths,
+    id: u64,
+    (revision, durable): (u64, bool),
+    reply: &mut dyn Reply,
+) -> Replied {
+    let archived = match super::archived::find(paths, id, reply)? {
+        Found::Archived(archived) => archived,
+        // The queue holds it after all (a write since the read view): show it as it is now.
+        Found::Now(queue) => {
+            let row = queue.state().row(id)?;
+            return reply.text(&describe(queue.state(), row));
+        }
+    };
+    let row = archived.row()?;
+    if reply.documents() {
+        return reply.serialized(&RowJson {
+            revision,
+            durable,
+            row: Some(row),
+            archive: Some(&archived.file),
+        });
+    }
+    reply.text(&describe_archived(&archived, row))
+}
+
+/// An archived row as `show` prints it: its lines, then the archive it was read from.
+pub fn describe_archived(archived: &super::archived::Archived, row: &Row) -> String {
+    let mut text = describe(archived.state(), row);
+    text.push_str(&format!(
+        "  archived: {} (history before rev {})\n",
+        archived.file,
+        archived.state().revision + 1
+    ));
+    text
 }
 
 /// `next [SEAT]`: the row SEAT (else `$MOSAIC_AGENT_NAME`) should take up next.
@@ -86,6 +138,7 @@ pub fn next(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
             revision: st.revision,
             durable: seen.durable,
             row,
+            archive: None,
         })?;
     } else {
         match row {

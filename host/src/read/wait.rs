@@ -86,7 +86,16 @@ pub fn wait(until: &Until, timeout: Option<Duration>, reply: &mut dyn Reply) -> 
     let mut seen: Option<State> = None;
     loop {
         if let Some(state) = session::read_durable(World::real(), &paths)? {
-            if holds(until, &state)? {
+            let lacking = match until {
+                Until::Status { id, statuses } if state.row(*id).is_err() => {
+                    if archived(&paths, *id, statuses, state.revision, reply)? {
+                        return Ok(());
+                    }
+                    true
+                }
+                _ => false,
+            };
+            if !lacking && holds(until, &state)? {
                 return report(until, &state, reply);
             }
             seen = Some(state);
@@ -121,6 +130,41 @@ fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
     }
 }
 
+/// `wait ID --status ...` on a row the durable state lacks: a row a cut archived is done for
+/// good, so the wait for done is over at once (the row as its archive holds it: `true`) and
+/// any other is refused as for a done row; a row no cut archived is refused as no row. A row
+/// a write since brought is waited on from the next durable state (`false`).
+fn archived(
+    paths: &crate::store::Paths,
+    id: u64,
+    statuses: &[Status],
+    revision: u64,
+    reply: &mut dyn Reply,
+) -> Result<bool, Failure> {
+    let archived = match super::archived::find(paths, id, reply)? {
+        super::archived::Found::Archived(archived) => archived,
+        super::archived::Found::Now(_) => return Ok(false),
+    };
+    if !statuses.contains(&Status::Done) {
+        return Err(Failure::refused(format!(
+            "row {id} is done and never moves again, so it will not be {}",
+            names(statuses)
+        )));
+    }
+    let row = archived.row()?;
+    if reply.documents() {
+        reply.serialized(&RowJson {
+            revision,
+            durable: true,
+            row: Some(row),
+            archive: Some(&archived.file),
+        })?;
+    } else {
+        reply.text(&super::rows::describe_archived(&archived, row))?;
+    }
+    Ok(true)
+}
+
 fn report(until: &Until, state: &State, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     match until {
@@ -136,6 +180,7 @@ fn report(until: &Until, state: &State, reply: &mut dyn Reply) -> Replied {
                     revision: state.revision,
                     durable: true,
                     row: Some(row),
+                    archive: None,
                 })
             } else {
                 reply.text(&describe(state, row))

@@ -25,10 +25,16 @@ pub fn sync(op: Option<&str>, reply: &mut dyn Reply) -> Replied {
         ))?;
     }
     match synced.asked {
-        Some(e) => reply.line(&format!(
-            "ok sync rev {rev}: {} is durable at rev {} (by {})",
-            e.op, e.rev, e.by
-        ))?,
+        Some(e) => {
+            let archived = synced
+                .archived
+                .as_ref()
+                .map_or_else(String::new, |file| format!(", archived in {file}"));
+            reply.line(&format!(
+                "ok sync rev {rev}: {} is durable at rev {} (by {}){archived}",
+                e.op, e.rev, e.by
+            ))?
+        }
         None if synced.tail.is_empty() => {
             reply.line(&format!("ok sync rev {rev}: nothing to confirm"))?
         }

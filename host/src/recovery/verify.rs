@@ -1,4 +1,4 @@
-//! `verify [--current]` and `render [--check]`: the queue file and its history checked
+//! `verify [--current] [--full]` and `render [--check]`: the queue file and its history checked
 //! against the witness under the lock (and with `--current` the table too), and a stale table
 //! rendered again. The session decides (`store::upkeep`); this says what it found.
 
@@ -6,15 +6,24 @@ use crate::reply::{Replied, Reply};
 use crate::store::session::{self, Session};
 use crate::store::upkeep::Rendered;
 
-/// `verify [--current]`: the file, its history against the witness, and with --current the
-/// table too.
-pub fn verify(current: bool, reply: &mut dyn Reply) -> Replied {
+/// `verify [--current] [--full]`: the file, its history against the witness, with --current
+/// the table too, and with --full every archive and the history from genesis.
+pub fn verify(current: bool, full: bool, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
     let held = Session::begin(&paths, Some("verify-read"), "verify")?;
     let v = held.verify(current)?;
     let table = if current { ", table current" } else { "" };
+    let history = if full {
+        match held.verify_full()? {
+            0 => String::from(", full history from genesis"),
+            1 => String::from(", full history from genesis through 1 archive"),
+            n => format!(", full history from genesis through {n} archives"),
+        }
+    } else {
+        String::new()
+    };
     reply.line(&format!(
-        "ok verify rev {} ({} entries, witness rev {}){table}",
+        "ok verify rev {} ({} entries, witness rev {}){table}{history}",
         v.rev, v.entries, v.witness_rev
     ))?;
     held.release_after_answer();

@@ -3,10 +3,11 @@
 use mosaic_queue_core::{Args, Entry, Row, Verb};
 use serde::Serialize;
 
-/// The row a log entry touched: every verb's arguments name it but genesis and accept-history.
+/// The row a log entry touched: every verb's arguments name it but genesis, accept-history
+/// and the two entries of a cut.
 pub fn entry_row(args: &Args) -> Option<u64> {
     match args {
-        Args::Genesis(_) | Args::AcceptHistory(_) => None,
+        Args::Genesis(_) | Args::AcceptHistory(_) | Args::Epoch(_) | Args::Archive(_) => None,
         Args::Add(a) => Some(a.id),
         Args::Move(a) => Some(a.id),
         Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => Some(a.id),

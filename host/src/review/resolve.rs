@@ -34,8 +34,19 @@ pub fn resolve(
     // is fetched outside it.
     let held = Session::begin(&paths, Some("review-read"), "read")?;
     let current = held.load()?.queue;
+    // An op a cut archived is answered from its archive by the change below: no fetch.
+    let archived = match current.maybe_archived(op).is_empty() {
+        true => false,
+        false => crate::store::archived::holder::<session::SessionError>(
+            &crate::io::RealIo,
+            &paths,
+            &current,
+            op,
+        )?
+        .is_some(),
+    };
     held.release()?;
-    if current.entry_for_op(op).is_none() {
+    if current.entry_for_op(op).is_none() && !archived {
         // What the core would refuse the entry for (actor, row, attempt state) first, so a
         // resolve that would be refused anyway costs no network call. Only the session's
         // change below decides and writes.

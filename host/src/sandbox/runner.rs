@@ -13,13 +13,15 @@ use mosaic_queue_core::{sandbox, sandbox::Malformed};
 /// The module's tables never grow; this only bounds a module that tried.
 const TABLE_ELEMENTS: usize = 1 << 16;
 
-/// The three byte strings a check runs on. An owned one is dropped as soon as the module holds
-/// its copy, so a check of a long log does not hold it twice: `verify --snapshot` reads its
-/// files into buffers it gives away; `commit` lends bytes it still needs.
+/// The byte strings a check runs on. An owned one is dropped as soon as the module holds its
+/// copy, so a check of a long log does not hold it twice: `verify --snapshot` reads its files
+/// into buffers it gives away; `commit` lends bytes it still needs. `archives` is the
+/// snapshot's archives as `sandbox::pack_archives` packs them (empty for none).
 pub struct Inputs<'a> {
     pub json: Cow<'a, [u8]>,
     pub md: Cow<'a, [u8]>,
     pub base: Option<Cow<'a, [u8]>>,
+    pub archives: Cow<'a, [u8]>,
 }
 
 impl<'a> Inputs<'a> {
@@ -28,6 +30,7 @@ impl<'a> Inputs<'a> {
             json: Cow::Borrowed(json),
             md: Cow::Borrowed(md),
             base: base.map(Cow::Borrowed),
+            archives: Cow::Borrowed(&[]),
         }
     }
 }
@@ -177,8 +180,9 @@ impl ResourceLimiter for Guard {
     }
 }
 
-/// `verify_snapshot`'s parameters: json, md and base as address and length, then has-base.
-type VerifyParams = (u32, u32, u32, u32, u32, u32, u32);
+/// `verify_snapshot`'s parameters: json, md and base as address and length, then has-base,
+/// then the packed archives as address and length.
+type VerifyParams = (u32, u32, u32, u32, u32, u32, u32, u32, u32);
 
 /// The module's exports, typed.
 struct Exports {
@@ -203,7 +207,12 @@ fn run(
         verify: instance.get_typed_func(&mut *store, "verify_snapshot")?,
     };
     // Each input goes as soon as the module holds its copy (owned ones are freed here).
-    let Inputs { json, md, base } = inputs;
+    let Inputs {
+        json,
+        md,
+        base,
+        archives,
+    } = inputs;
     let json_at = put(store, &ex, &json)?;
     drop(json);
     let md_at = put(store, &ex, &md)?;
@@ -213,6 +222,11 @@ fn run(
         Some(bytes) => put(store, &ex, &bytes)?,
         None => (0, 0),
     };
+    let archives_at = match archives.is_empty() {
+        true => (0, 0),
+        false => put(store, &ex, &archives)?,
+    };
+    drop(archives);
     let result = ex.verify.call(
         &mut *store,
         (
@@ -223,10 +237,12 @@ fn run(
             base_at.0,
             base_at.1,
             u32::from(has_base),
+            archives_at.0,
+            archives_at.1,
         ),
     )?;
     let (answer, total) = read_result(store, &ex.memory, result);
-    for (ptr, len) in [json_at, md_at, base_at, (result, total)] {
+    for (ptr, len) in [json_at, md_at, base_at, archives_at, (result, total)] {
         if ptr != 0 {
             ex.free.call(&mut *store, (ptr, len))?;
         }

@@ -1,12 +1,14 @@
 //! `snapshot --out DIR`: under the lock, copies queue.json and QUEUE.md byte for byte into an
-//! empty directory outside the repository, after checking the queue, so the commit procedure
-//! can verify and commit exactly those bytes while seats go on writing.
+//! empty directory outside the repository, after checking the queue, and each archive its
+//! epoch names (checked against its SHA-256) into DIR/archive/, so the commit procedure can
+//! verify and commit exactly those bytes while seats go on writing.
 
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
 use super::take::{FILES, take};
 use crate::reply::{Failure, Replied, Reply};
+use crate::store::archive;
 use crate::store::session::{self, Session};
 
 /// `snapshot --out DIR`: the pair copied into `out`, new or empty, outside the repository.
@@ -16,11 +18,17 @@ pub fn snapshot(out: &Path, reply: &mut dyn Reply) -> Replied {
     let (loaded, md) = take(&held, "snapshot")?;
     let rev = loaded.queue.revision();
     let target = resolve_out(out, &paths.root)?;
+    let archives = super::take::archives(&held, &loaded)?;
+    let archives: Vec<(&str, &[u8])> = archives
+        .iter()
+        .filter_map(|(rel, bytes)| Some((archive::file_name(rel)?, bytes.as_slice())))
+        .collect();
     let [json_name, md_name] = FILES;
     session::write_copies(
         &target.dir,
         target.create,
         &[(json_name, &loaded.bytes), (md_name, &md)],
+        &archives,
     )
     .map_err(Failure::failed)?;
     reply.line(&format!(

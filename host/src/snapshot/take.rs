@@ -11,6 +11,22 @@ use crate::store::session::{self, Session};
 /// The two files a snapshot holds, by the names `verify --snapshot` reads.
 pub const FILES: [&str; 2] = ["queue.json", "QUEUE.md"];
 
+/// Under the lock the caller holds: each archive `loaded`'s epoch names, as (repository path,
+/// bytes), read bounded and checked against its SHA-256, oldest first.
+pub fn archives(held: &Session, loaded: &Loaded) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let Some(epoch) = loaded.queue.epoch() else {
+        return Ok(Vec::new());
+    };
+    let io = held.world().io;
+    let mut read = Vec::with_capacity(epoch.archives.len());
+    for info in &epoch.archives {
+        let bytes = crate::store::archive::read(io, held.paths(), &info.file, &info.sha)
+            .map_err(session::SessionError::from)?;
+        read.push((info.file.clone(), bytes));
+    }
+    Ok(read)
+}
+
 /// Under the lock the caller holds: loads and verifies the queue, and refuses a revision the
 /// witness has not confirmed or a table that is not current. Returns the queue as loaded (with
 /// its exact bytes) and QUEUE.md's exact bytes. `verb` names the caller in its messages.

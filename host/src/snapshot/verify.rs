@@ -27,11 +27,18 @@ pub fn check(dir: &Path, base: Option<&Path>) -> Result<String, Failure> {
         Some(path) => Some(read_file(path, Kind::Base)?),
         None => None,
     };
+    // Only a base older than the snapshot's cut needs them; the sandbox checks each one's sha.
+    let archives = match base {
+        Some(_) => snapshot_archives(dir)?,
+        None => Vec::new(),
+    };
+    let archives: Vec<&[u8]> = archives.iter().map(Vec::as_slice).collect();
     // The files' bytes are handed over, so each is freed once the sandbox holds its copy.
     let answer = sandbox::verify(Inputs {
         json: Cow::Owned(json),
         md: Cow::Owned(md),
         base: base.map(Cow::Owned),
+        archives: Cow::Owned(mosaic_queue_core::sandbox::pack_archives(&archives)),
     });
     verdict_line(answer, shown.as_deref())
 }
@@ -43,14 +50,41 @@ pub fn check_bytes(
     json: &[u8],
     md: &[u8],
     base: Option<(Vec<u8>, String)>,
+    archives: &[&[u8]],
 ) -> Result<String, Failure> {
     let (base, shown) = base.unzip();
     let answer = sandbox::verify(Inputs {
         json: Cow::Borrowed(json),
         md: Cow::Borrowed(md),
         base: base.map(Cow::Owned),
+        archives: Cow::Owned(mosaic_queue_core::sandbox::pack_archives(archives)),
     });
     verdict_line(answer, shown.as_deref())
+}
+
+/// The archives a snapshot holds (`DIR/archive/epoch-NNNN.json`, as `snapshot --out` copies
+/// them), oldest first, each read as the snapshot's queue.json is; none without the folder.
+fn snapshot_archives(dir: &Path) -> Result<Vec<Vec<u8>>, Failure> {
+    let folder = dir.join("archive");
+    let mut names: Vec<String> = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| crate::store::archive::is_archive_name(n))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(Failure::failed(format!(
+                "cannot list {}: {e}",
+                folder.display()
+            )));
+        }
+    };
+    names.sort();
+    names
+        .iter()
+        .map(|n| read_file(&folder.join(n), Kind::SnapshotJson))
+        .collect()
 }
 
 /// The line for the sandbox's answer; `shown` names the base in a refusal.

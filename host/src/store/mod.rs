@@ -2,6 +2,9 @@
 //! witness, and the write protocol with its three points (visible, durable, acknowledged).
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
+pub mod archive;
+pub mod archived;
+pub mod cut;
 pub mod lock;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod memory;
@@ -26,7 +29,7 @@ use crate::io::{self as fsio, FsKind, Io, Kind};
 
 pub use write::{
     Durable, confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table,
-    write_witness,
+    write_whole, write_witness,
 };
 
 /// The queue's files in a checkout.
@@ -37,6 +40,8 @@ pub struct Paths {
     pub plans: PathBuf,
     pub queue_json: PathBuf,
     pub queue_md: PathBuf,
+    /// `docs/plans/archive/`, where each cut's archive is written once.
+    pub archive: PathBuf,
     pub witness: PathBuf,
     pub lock: PathBuf,
     pub gate: PathBuf,
@@ -50,6 +55,7 @@ impl Paths {
             root: root.to_path_buf(),
             queue_json: plans.join("queue.json"),
             queue_md: plans.join("QUEUE.md"),
+            archive: plans.join("archive"),
             witness: git_dir.join("mosaic-queue.head"),
             lock: git_dir.join("mosaic-queue.lock"),
             gate: git_dir.join("mosaic-queue.unlock"),
@@ -101,6 +107,26 @@ pub enum StoreError {
         source: io::Error,
     },
     #[error(
+        "the queue's epoch names {0} as an archive, which is not docs/plans/archive/epoch-NNNN.json; restore docs/plans/queue.json from git (`git checkout -- docs/plans/queue.json`) or see Manual recovery"
+    )]
+    ArchiveName(String),
+    #[error(
+        "docs/plans/archive is not a directory (a symlink or a file is at its name); put the folder back as a plain directory (`git checkout -- docs/plans/archive/`), then retry the same op"
+    )]
+    ArchiveFolder,
+    #[error(
+        "{file} is missing, and the queue's epoch names it; restore it from git (`git checkout -- {file}`)"
+    )]
+    ArchiveMissing { file: String },
+    #[error(
+        "{file} does not hold the bytes the queue's epoch names (edited or swapped?); restore it from git (`git checkout -- {file}`): an archive is never changed"
+    )]
+    ArchiveChanged { file: String },
+    #[error(
+        "{file} holds the bytes the queue's epoch names but does not parse ({why}); restore docs/plans/queue.json and the archive from git, or see Manual recovery"
+    )]
+    ArchiveInvalid { file: String, why: String },
+    #[error(
         "rev {rev} is durable but QUEUE.md was not rewritten ({source}); retry the same op: it renders the table and prints the receipt"
     )]
     TableNotWritten { rev: u64, source: io::Error },
@@ -115,7 +141,12 @@ impl StoreError {
             StoreError::Refused(_)
             | StoreError::Witness(_)
             | StoreError::BadWitness { .. }
-            | StoreError::Filesystem { .. } => Exit::Refused,
+            | StoreError::Filesystem { .. }
+            | StoreError::ArchiveName(_)
+            | StoreError::ArchiveFolder
+            | StoreError::ArchiveMissing { .. }
+            | StoreError::ArchiveChanged { .. }
+            | StoreError::ArchiveInvalid { .. } => Exit::Refused,
             StoreError::NotDurable { .. } | StoreError::TableNotWritten { .. } => Exit::Uncertain,
         }
     }
@@ -132,6 +163,11 @@ impl StoreError {
             StoreError::NotDurable { .. } => "not-durable",
             StoreError::Refused(r) => r.kind_name(),
             StoreError::TableNotWritten { .. } => "table-not-written",
+            StoreError::ArchiveName(_) => "archive-name",
+            StoreError::ArchiveFolder => "archive-folder",
+            StoreError::ArchiveMissing { .. } => "archive-missing",
+            StoreError::ArchiveChanged { .. } => "archive-changed",
+            StoreError::ArchiveInvalid { .. } => "archive-invalid",
         }
     }
 
@@ -243,7 +279,7 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
     let mut loaded = load_unchecked(io, paths)?;
     if let Some(w) = &loaded.witness {
-        loaded.queue.check_extends(&loaded.sha, w)?;
+        archived::check_extends(io, paths, &loaded.queue, &loaded.sha, w)?;
         loaded.extends_witness = true;
     }
     Ok(loaded)

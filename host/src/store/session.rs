@@ -91,6 +91,10 @@ pub enum SessionError {
     SyncWithoutWitness { rev: u64 },
     #[error("sync confirms only a file that extends the witness: {0}")]
     SyncLost(String),
+    #[error(
+        "op {op} is new, but the archives' op filter cannot tell it from an archived op; run the cut again with another op id"
+    )]
+    CutOpMaybeArchived { op: String },
 }
 
 /// A core error, and the domain errors a session meets, become `SessionError::Core`.
@@ -129,7 +133,8 @@ impl SessionError {
             | SessionError::NotARender(_)
             | SessionError::NotInLog { .. }
             | SessionError::SyncWithoutWitness { .. }
-            | SessionError::SyncLost(_) => Exit::Refused,
+            | SessionError::SyncLost(_)
+            | SessionError::CutOpMaybeArchived { .. } => Exit::Refused,
         }
     }
 }
@@ -424,14 +429,17 @@ impl<'w> Session<'w> {
         // the new queue beside the bytes and witness it was loaded from, which is what the
         // write needs. The table check then sees one entry more, whose render no table on
         // disk can hold yet, so it decides as it would on the loaded queue.
-        let outcome = loaded
-            .queue
-            .execute(command, op, by, &self.at)
-            .map_err(SessionError::from)?;
-        match &outcome {
+        let decided = super::archived::execute(
+            self.io,
+            &self.paths,
+            &mut loaded.queue,
+            (command, op, by, &self.at),
+        )?;
+        let outcome = &decided.outcome;
+        match outcome {
             Outcome::Recorded { .. } => {
                 self.repair(&loaded)?;
-                acknowledge(&loaded.queue, true)?;
+                acknowledge(decided.holder(&loaded.queue), true)?;
             }
             Outcome::Applied { .. } => {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
@@ -446,13 +454,13 @@ impl<'w> Session<'w> {
             Outcome::NothingToTake { .. } => {}
         }
         self.release_after_answer();
-        Ok((outcome, loaded.queue))
+        Ok((decided.outcome, loaded.queue))
     }
 
     /// A retry completes the write it repeats: a tail the witness has not confirmed is made
     /// durable (its writer may have died before the fsync of docs/plans, or seen it fail), and a table left
     /// stale after the rename is rendered again. A hand-edited table is left for a person.
-    fn repair(&self, loaded: &Loaded) -> Result<(), SessionError> {
+    pub(super) fn repair(&self, loaded: &Loaded) -> Result<(), SessionError> {
         if loaded.ahead_of_witness() {
             self.confirm(loaded, loaded.checked_witness())?;
         } else {
@@ -573,10 +581,8 @@ impl<'w> Session<'w> {
             yes: true,
         });
         let mut queue = loaded.queue.clone();
-        match queue
-            .execute(&command, op, by, &self.at)
-            .map_err(SessionError::from)?
-        {
+        let decided = (&command, op, by, self.at.as_str());
+        match super::archived::execute(self.io, &self.paths, &mut queue, decided)?.outcome {
             Outcome::Recorded { rev, .. } => {
                 self.finish_accepted(&loaded, extends, recorded_witness, op, rev)?;
                 acknowledge(&loaded.queue, true)?;
@@ -647,31 +653,51 @@ impl<'w> Session<'w> {
     }
 }
 
-/// Writes `files` (name, bytes) into `dir`, creating it first when `create`; on any failure
-/// removes what it wrote (and the directory it created), so a failed copy leaves nothing.
-pub fn write_copies(dir: &Path, create: bool, files: &[(&str, &[u8])]) -> Result<(), String> {
+/// Writes `files` (name, bytes) into `dir`, creating it first when `create`, and `archives`
+/// (file name, bytes) into `dir/archive/`, created when there are any; on any failure removes
+/// what it wrote (and the directories it created), so a failed copy leaves nothing.
+pub fn write_copies(
+    dir: &Path,
+    create: bool,
+    files: &[(&str, &[u8])],
+    archives: &[(&str, &[u8])],
+) -> Result<(), String> {
     let io = &RealIo;
-    if create {
-        std::fs::create_dir(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
+    let sub = dir.join("archive");
+    let mut made = Vec::new();
     let mut written = Vec::new();
     let result = (|| {
-        for (name, bytes) in files {
-            let path = dir.join(name);
-            // create_synced opens with O_EXCL and O_NOFOLLOW: it never writes through a link.
-            io.create_synced(&path, bytes)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            written.push(path);
+        for (wanted, at) in [(create, dir), (!archives.is_empty(), sub.as_path())] {
+            if wanted {
+                io.create_dir(at)
+                    .map_err(|e| format!("cannot create {}: {e}", at.display()))?;
+                made.push(at.to_path_buf());
+            }
         }
-        io.sync_dir(dir)
-            .map_err(|e| format!("cannot fsync {}: {e}", dir.display()))
+        for (at, list) in [(dir, files), (sub.as_path(), archives)] {
+            for (name, bytes) in list {
+                let path = at.join(name);
+                // create_synced opens with O_EXCL and O_NOFOLLOW: it never writes through a link.
+                io.create_synced(&path, bytes)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                written.push(path);
+            }
+        }
+        for at in [sub.as_path(), dir]
+            .into_iter()
+            .skip(usize::from(archives.is_empty()))
+        {
+            io.sync_dir(at)
+                .map_err(|e| format!("cannot fsync {}: {e}", at.display()))?;
+        }
+        Ok(())
     })();
     if result.is_err() {
         for path in &written {
             let _ = io.remove(path);
         }
-        if create {
-            let _ = std::fs::remove_dir(dir);
+        for at in made.iter().rev() {
+            let _ = std::fs::remove_dir(at);
         }
     }
     result

@@ -35,6 +35,8 @@ pub struct Synced {
     pub rev: u64,
     pub tail: Vec<Entry>,
     pub asked: Option<Entry>,
+    /// The archive that holds the op asked about, when a cut archived it.
+    pub archived: Option<String>,
 }
 
 impl Session<'_> {
@@ -99,19 +101,21 @@ impl Session<'_> {
         let confirmed = confirmed_rev(&loaded)?;
         let queue = &loaded.queue;
         let rev = queue.revision();
-        let asked = match op {
-            Some(op) => {
-                Some(
-                    queue
-                        .entry_for_op(op)
-                        .cloned()
-                        .ok_or_else(|| SessionError::NotInLog {
-                            op: op.to_owned(),
-                            rev,
-                        })?,
-                )
-            }
-            None => None,
+        let (asked, archived) = match op {
+            Some(op) => match queue.entry_for_op(op) {
+                Some(e) => (Some(e.clone()), None),
+                // An op a cut archived is durable: its archive was before the cut was.
+                None => {
+                    let (e, file) =
+                        super::archived::archived_entry(self.world().io, self.paths(), queue, op)?
+                            .ok_or_else(|| SessionError::NotInLog {
+                                op: op.to_owned(),
+                                rev,
+                            })?;
+                    (Some(e), Some(file))
+                }
+            },
+            None => (None, None),
         };
         let tail: Vec<Entry> = queue
             .file()
@@ -125,7 +129,12 @@ impl Session<'_> {
             // witness.
             self.confirm(&loaded, None)?;
         }
-        Ok(Synced { rev, tail, asked })
+        Ok(Synced {
+            rev,
+            tail,
+            asked,
+            archived,
+        })
     }
 }
 

@@ -21,6 +21,13 @@ struct View {
     canonical_root: String,
     branch: String,
     reasons: Vec<Reason>,
+    /// After a cut: the archived id ranges `[first, last, epoch]`, so a read refuses an
+    /// archived row as archived, and the smallest id never given. Absent for a queue never
+    /// cut, whose view is as it always was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    archived: Vec<(u64, u64, u32)>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    next_id: u64,
     /// CRC-32 of the text of `rows` as it stands in this file: `list --json` prints that text
     /// without parsing it, so every read checks it whole (a torn or damaged view), and all
     /// reads trust the same. A checksum, not a digest: the view trusts its users as the rest
@@ -41,6 +48,10 @@ struct RowsOnly<'a> {
 struct Reason {
     id: u64,
     reason: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn view_path(paths: &Paths) -> std::path::PathBuf {
@@ -112,6 +123,12 @@ fn try_record(
                 reason: r.to_owned(),
             })
             .collect(),
+        archived: state.archived().to_vec(),
+        next_id: if state.archived().is_empty() {
+            0
+        } else {
+            state.next_id()
+        },
         rows_crc32: crc32fast::hash(rows),
         rows: Vec::new(),
     };
@@ -193,13 +210,17 @@ pub fn load(io: &dyn Io, paths: &Paths, witness: &Witness) -> Option<State> {
 
 fn state_of(view: View) -> State {
     let reasons = view.reasons.into_iter().map(|r| (r.id, r.reason)).collect();
-    State::from_parts(
+    let state = State::from_parts(
         view.revision,
         view.rows,
         reasons,
         view.branch,
         view.canonical_root,
-    )
+    );
+    match view.archived.is_empty() {
+        true => state,
+        false => state.with_archived(view.archived, view.next_id),
+    }
 }
 
 #[cfg(test)]

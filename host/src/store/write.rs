@@ -166,6 +166,36 @@ pub fn write_durably(
             .unwrap_or_else(|| Spliced::whole(new.to_bytes())),
         prev: &loaded.bytes,
     };
+    replace_loaded(io, paths, loaded, new, file, md, at)
+}
+
+/// `write_durably` of a file that is no append to the loaded one (a cut: its log starts at
+/// the new epoch), so no text is reused: the whole canonical file is written.
+pub fn write_whole(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    new: &Queue,
+    md: &str,
+    at: &str,
+) -> Result<Durable, StoreError> {
+    let file = NewFile {
+        spliced: Spliced::whole(new.to_bytes()),
+        prev: &loaded.bytes,
+    };
+    replace_loaded(io, paths, loaded, new, file, md, at)
+}
+
+/// Stages `file`, checks queue.json unchanged since `loaded`, renames and settles.
+fn replace_loaded(
+    io: &dyn Io,
+    paths: &Paths,
+    loaded: &Loaded,
+    new: &Queue,
+    file: NewFile<'_>,
+    md: &str,
+    at: &str,
+) -> Result<Durable, StoreError> {
     let staged = stage(io, paths, file)?;
     unchanged_since_load(io, paths, loaded, &staged.temp)?;
     if let Err(e) = io.rename(&staged.temp, &paths.queue_json) {
@@ -344,6 +374,9 @@ mod tests {
         fn remove(&self, path: &Path) -> io::Result<()> {
             RealIo.remove(path)
         }
+        fn create_dir(&self, dir: &Path) -> io::Result<()> {
+            RealIo.create_dir(dir)
+        }
         fn sync_dir(&self, dir: &Path) -> io::Result<()> {
             RealIo.sync_dir(dir)
         }
@@ -355,6 +388,9 @@ mod tests {
         }
         fn file_id(&self, path: &Path) -> io::Result<FileId> {
             RealIo.file_id(path)
+        }
+        fn is_dir(&self, path: &Path) -> io::Result<bool> {
+            RealIo.is_dir(path)
         }
     }
 

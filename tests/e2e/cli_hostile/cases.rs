@@ -365,6 +365,10 @@ fn numbers() -> Vec<Case> {
         ),
         ("show-id", Box::new(|v| vec!["show".into(), v.into()])),
         (
+            "archive-before",
+            Box::new(|v| change(&["archive", "--before", v, "--yes"], "hostile-op-1", "lead")),
+        ),
+        (
             "verify-commit-id",
             Box::new(|v| {
                 vec![

@@ -2,6 +2,7 @@
 //! the reader and asserts an invariant of its answer. The libFuzzer targets call them; the
 //! stable test suite includes this file to replay fixtures/fuzz/<target>/ through them.
 
+pub mod epoch;
 pub mod gitea_answer;
 pub mod manifest;
 pub mod migration_map;

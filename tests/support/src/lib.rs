@@ -2,13 +2,15 @@
 //! real binary run in them (`repo`, re-exported at the top), a scriptable fake Gitea, the review
 //! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory,
 //! the workload generator the benchmarks and the sandbox's tests replay, the benchmark
-//! examples' scratch checkouts (`bench`), a small MCP client (`mcp`), a real OpenSSH server
-//! for the remote seats' tests (`sshd`), and the crash checks' judgement of doctor (`findings`).
+//! examples' scratch checkouts (`bench`), a long queue built in memory (`long`), a small MCP
+//! client (`mcp`), a real OpenSSH server for the remote seats' tests (`sshd`), and the crash
+//! checks' judgement of doctor (`findings`).
 
 pub mod bench;
 pub mod fake_gitea;
 pub mod findings;
 pub mod house;
+pub mod long;
 pub mod mcp;
 pub mod recording_git;
 pub mod relay;

@@ -30,12 +30,15 @@ extern "C" {
 pub enum ArgumentError {
     #[error("the {what} JSON does not fit: {message}")]
     Json { what: &'static str, message: String },
+    /// The archives the shim packed do not unpack (the shim's fault, never the caller's).
+    #[error("the archives buffer is malformed: {0}")]
+    Archives(&'static str),
 }
 
 impl ArgumentError {
     pub fn kind(&self) -> &'static str {
         match self {
-            ArgumentError::Json { .. } => "bad-argument",
+            ArgumentError::Json { .. } | ArgumentError::Archives(_) => "bad-argument",
         }
     }
 }

@@ -113,6 +113,7 @@ fn privileged_verbs_follow_the_who_may_table() {
         format!("add --piece x {OP}"),
         format!("assign 3 flicker {OP}"),
         "commit -m 'queue: row 3'".to_owned(),
+        format!("archive --before 5 --yes {OP}"),
     ];
     let privileged = [
         format!("accept-history --reason r --yes {OP}"),

@@ -62,6 +62,15 @@ fn script(io: &dyn Io, root: &Path) -> Vec<String> {
     say(said(root, io.list(&p("missing"))));
     say(said(root, io.list(&p("d"))));
     say(said(root, io.remove(&p("sub"))));
+    say(said(root, io.is_dir(&p("sub"))));
+    say(said(root, io.is_dir(&p("d"))));
+    say(said(root, io.is_dir(&p("link"))));
+    say(said(root, io.is_dir(&p("missing"))));
+    say(said(root, io.create_dir(&p("new"))));
+    say(said(root, io.create_dir(&p("new"))));
+    say(said(root, io.create_dir(&p("d"))));
+    say(said(root, io.create_dir(&p("missing/new"))));
+    say(said(root, io.create_synced(&p("new/x"), b"x")));
     say(said(
         root,
         io.list(root).map(|mut names| {

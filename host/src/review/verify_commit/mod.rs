@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use self::compare::Mismatch;
 use crate::exit::Exit;
+use crate::read::archived::{Found, find};
 use crate::read::load::{load_for_read, load_queue_for_read};
 use crate::reply::{Failure, Replied, Reply};
 
@@ -118,7 +119,18 @@ fn shown(reference: &str) -> String {
 /// Checks `reference` (a commit or tree) against row `id`'s current round's candidate.
 pub fn verify_commit(id: u64, reference: &str, reply: &mut dyn Reply) -> Replied {
     let seen = load_for_read(reply)?;
-    let row = seen.state.row(id).map_err(Failure::from)?;
+    // A row the read view lacks may be archived: its last round is in its archive.
+    let archived = match seen.state.row(id) {
+        Ok(_) => None,
+        Err(_) => match find(&crate::store::session::locate()?, id, reply)? {
+            Found::Archived(archived) => Some(archived),
+            Found::Now(_) => None,
+        },
+    };
+    let row = match &archived {
+        Some(a) => a.row()?,
+        None => seen.state.row(id).map_err(Failure::from)?,
+    };
     let round = current_round(row).ok_or(VerifyCommitError::NoRound { id })?;
     let candidate = round
         .candidate
@@ -134,10 +146,13 @@ pub fn verify_commit(id: u64, reference: &str, reply: &mut dyn Reply) -> Replied
     // From semantics 4 a round keeps only the digest; the text is in the log, which the read
     // view does not hold.
     let from_log = match &round.manifest {
-        None if candidate.starts_with("sha256:") => {
-            let queue = load_queue_for_read(reply)?;
-            queue.round_manifest(round).map(str::to_owned)
-        }
+        None if candidate.starts_with("sha256:") => match &archived {
+            Some(a) => a.queue.round_manifest(round).map(str::to_owned),
+            None => {
+                let queue = load_queue_for_read(reply)?;
+                queue.round_manifest(round).map(str::to_owned)
+            }
+        },
         _ => None,
     };
     let text = round.manifest.as_deref().or(from_log.as_deref());

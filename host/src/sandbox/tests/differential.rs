@@ -240,3 +240,55 @@ fn a_million_deep_nesting_gives_one_refusal_both_ways() {
     assert!(!diff.case("deep table", &json, &deep_table, None));
     diff.finish(5);
 }
+
+/// fixtures/epochs: the queue cut twice, against a base from before both cuts, with its
+/// archives packed in, in another order, one missing, or none; and the hand-edited cut files.
+#[test]
+fn a_cut_queue_gives_one_answer_both_ways_with_its_archives() {
+    use crate::sandbox::Inputs;
+    use mosaic_queue_core::{sandbox::pack_archives, verify_snapshot_archived};
+    use std::borrow::Cow;
+
+    let json = read("epochs/queue.json");
+    let table = md(&read("epochs/body.md"));
+    let base = read("epochs/base.json");
+    let (one, two) = (
+        read("epochs/archive/epoch-0001.json"),
+        read("epochs/archive/epoch-0002.json"),
+    );
+    let mut subjects = vec![("queue".to_owned(), json.clone())];
+    for entry in std::fs::read_dir(fixtures().join("epochs/bad")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        subjects.push((name, std::fs::read(&path).unwrap()));
+    }
+    let lists: [(&str, Vec<&[u8]>); 4] = [
+        ("both", vec![&one, &two]),
+        ("swapped", vec![&two, &one]),
+        ("second only", vec![&two]),
+        ("none", vec![]),
+    ];
+    let (mut cases, mut passed) = (0, 0);
+    for (name, subject) in &subjects {
+        for (which, list) in &lists {
+            let want = verify_snapshot_archived(subject, &table, Some(&base), list)
+                .map_err(|e| mosaic_queue_core::sandbox::Refusal::from(&e));
+            let packed = pack_archives(list);
+            let got = sandbox().verify_inputs(
+                Caps::shipped(),
+                Inputs {
+                    json: Cow::Borrowed(subject),
+                    md: Cow::Borrowed(&table),
+                    base: Some(Cow::Borrowed(&base)),
+                    archives: Cow::Borrowed(&packed),
+                },
+            );
+            assert_eq!(got.as_ref().ok(), Some(&want), "{name} with {which}");
+            cases += 1;
+            passed += usize::from(want.is_ok());
+        }
+    }
+    // The good queue passes with both archives in either order, and so do the three edits
+    // plain `verify` accepts that leave the chain alone (only `verify --full` sees those).
+    assert_eq!((cases, passed), (40, 2 + 3 * 2));
+}

@@ -18,7 +18,7 @@ fn module(body: &str) -> Sandbox {
                 (local.get $at))
             (func (export "free") (param i32 i32))
             (func (export "verify_snapshot")
-                (param i32 i32 i32 i32 i32 i32 i32) (result i32)
+                (param i32 i32 i32 i32 i32 i32 i32 i32 i32) (result i32)
                 {body}))"#
     );
     let wasm = wat::parse_str(&text).expect("the test module parses");

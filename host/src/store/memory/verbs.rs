@@ -96,6 +96,20 @@ impl Process<'_> {
         Ok(out)
     }
 
+    /// `archive --before REV --yes`: the cut.
+    pub fn archive(&self, before: u64, op: &str, by: &str) -> Ran {
+        let world = self.world();
+        crate::store::check_filesystem(world.io, self.paths()).map_err(SessionError::from)?;
+        let mut out = Vec::new();
+        Session::open(world, self.paths(), Some(op), "archive")?.archive(
+            before,
+            op,
+            by,
+            |queue: &Queue, _| self.receipt(queue, op, &mut out),
+        )?;
+        Ok(out)
+    }
+
     /// `verify [--current]`.
     pub fn verify(&self, current: bool) -> Ran {
         let held = Session::open(self.world(), self.paths(), Some("verify-read"), "verify")?;

@@ -412,8 +412,26 @@ impl Look<'_> {
             || git
                 .iter()
                 .any(|n| temp(n, &[".mosaic-queue.head.", ".mosaic-queue.view."]));
-        if writers {
+        let archive_temp = disk
+            .names(&p.archive)
+            .iter()
+            .any(|n| n.starts_with(".epoch-") && n.ends_with(".tmp"));
+        if writers || archive_temp {
             wanted.push(("a writer's temp file", &["temp-files"]));
+        }
+        // An archive on disk that queue.json's epoch does not name: a cut stopped before its
+        // queue file was written.
+        let named = disk
+            .get(&p.queue_json)
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .map(|q| q["log"][0]["args"]["archives"].to_string())
+            .unwrap_or_default();
+        if disk
+            .names(&p.archive)
+            .iter()
+            .any(|n| n.starts_with("epoch-") && !named.contains(&format!("archive/{n}")))
+        {
+            wanted.push(("an archive no epoch names", &["archive-unnamed"]));
         }
         if git
             .iter()
@@ -451,7 +469,8 @@ impl Look<'_> {
             .ok_or("has no queue.json")?;
         let queue: Value =
             serde_json::from_slice(&bytes).map_err(|e| format!("has bad JSON ({e})"))?;
-        let log = queue["log"].as_array().cloned().unwrap_or_default();
+        let mut log = self.archived_log(&queue)?;
+        log.extend(queue["log"].as_array().cloned().unwrap_or_default());
         for receipt in acked {
             let op = receipt.split(' ').nth(1).unwrap_or_default();
             let entries: Vec<&Value> = log.iter().filter(|e| e["op"] == op).collect();
@@ -467,6 +486,35 @@ impl Look<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Look<'_> {
+    /// The entries of the archives `queue`'s epoch names, read back as JSON (none before a
+    /// cut). Each entry is in one file: an archive after the first opens with the epoch entry
+    /// before it, which queue.json no longer holds.
+    fn archived_log(&self, queue: &Value) -> Result<Vec<Value>, String> {
+        let first = &queue["log"][0];
+        if first["verb"] != "epoch" {
+            return Ok(Vec::new());
+        }
+        let mut log = Vec::new();
+        for archive in first["args"]["archives"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+        {
+            let file = archive["file"].as_str().unwrap_or_default();
+            let bytes = self
+                .work
+                .disk
+                .get(&self.work.paths.root.join(file))
+                .ok_or_else(|| format!("lost the archive {file} its epoch names"))?;
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("has an archive {file} of bad JSON ({e})"))?;
+            log.extend(v["log"].as_array().cloned().unwrap_or_default());
+        }
+        Ok(log)
     }
 }
 

@@ -53,6 +53,8 @@ scenario!(set: set, states 23 / 53, person 0 / 0, calls 40);
 scenario!(take: take, states 23 / 53, person 0 / 0, calls 40);
 scenario!(genesis: genesis, states 24 / 57, person 0 / 0, calls 39);
 scenario!(accept_history: accept_history, states 21 / 47, person 0 / 0, calls 40);
+scenario!(archive: archive, states 29 / 77, person 0 / 0, calls 51);
+scenario!(archive_again: archive_again, states 27 / 71, person 0 / 0, calls 52);
 scenario!(render: render, states 9 / 17, person 0 / 0, calls 19);
 scenario!(sync: sync, states 16 / 33, person 0 / 0, calls 32);
 scenario!(unlock: unlock, states 7 / 7, person 0 / 0, calls 15);

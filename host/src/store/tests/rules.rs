@@ -446,3 +446,55 @@ fn after_a_failed_fsync_sync_rewrites_the_verified_bytes_before_the_witness() {
     );
     assert_eq!(c.disk.get(&c.paths.queue_json), Some(visible));
 }
+
+/// The cut the crash scenario records archives the done row and the history before it, and
+/// a writer killed at each of its steps (in memory) is healed by the retry once `unlock` has
+/// removed its lock: one receipt, the archive named and whole.
+#[test]
+fn a_cut_archives_the_done_row_and_a_kill_at_each_step_is_healed_by_its_retry() {
+    use crate::seam::CUT_STEPS;
+    const CUT: &str = "ok lead-archive-0001 rev 7 archived 4 entries and 1 done rows to docs/plans/archive/epoch-0001.json";
+    let s = super::scenarios::archive();
+    let gitea = super::gitea::Gitea::default();
+    let once = s.checkout.clone();
+    assert_eq!(
+        s.run.exec(&once.process(None), &gitea),
+        Ok(vec![CUT.to_owned()])
+    );
+    let archive = once.paths.archive.join("epoch-0001.json");
+    let json = |bytes: Option<Vec<u8>>| -> serde_json::Value {
+        serde_json::from_slice(&bytes.expect("the file")).expect("JSON")
+    };
+    let archived = json(once.disk.get(&archive));
+    assert_eq!(archived["revision"], 4);
+    assert_eq!(archived["rows"][0]["status"], "done");
+    let ids = |q: &serde_json::Value| -> Vec<u64> {
+        q["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids(&json(once.disk.get(&once.paths.queue_json))), [2, 3]);
+    for step in CUT_STEPS.iter().skip(1) {
+        let work = s.checkout.clone();
+        let kill = Tracer::memory().halting_at(step);
+        assert!(
+            s.run.exec(&work.process(Some(&kill)), &gitea).is_err() || *step == "receipt-printed"
+        );
+        assert!(kill.halted(), "{step}");
+        work.process(None).unlock().expect("unlock");
+        assert_eq!(
+            s.run.exec(&work.process(None), &gitea),
+            Ok(vec![CUT.to_owned()]),
+            "retry after {step}"
+        );
+        assert_eq!(work.disk.get(&archive), once.disk.get(&archive), "{step}");
+        assert_eq!(
+            work.disk.get(&work.paths.queue_json).map(|b| b.len()),
+            once.disk.get(&once.paths.queue_json).map(|b| b.len()),
+            "{step}"
+        );
+    }
+}

@@ -26,6 +26,8 @@ pub enum Run {
     Resolve(Command, &'static str, &'static str),
     Genesis,
     AcceptHistory,
+    /// `archive --before REV --yes`, by the lead.
+    Archive(u64, &'static str),
     Render,
     Sync,
     Unlock,
@@ -39,6 +41,7 @@ impl Run {
             Run::Change(_, op, _) | Run::Request(_, op, _) | Run::Resolve(_, op, _) => Some(op),
             Run::Genesis => Some("genesis-0001"),
             Run::AcceptHistory => Some("jason-accept-0001"),
+            Run::Archive(_, op) => Some(op),
             _ => None,
         }
     }
@@ -52,6 +55,7 @@ impl Run {
             Run::AcceptHistory => {
                 p.accept_history("witness lost in a test", "jason-accept-0001", "jason")
             }
+            Run::Archive(before, op) => p.archive(*before, op, "lead"),
             Run::Render => p.render(),
             Run::Sync => p.sync(None),
             Run::Unlock => p.unlock(),
@@ -201,6 +205,48 @@ pub fn accept_history() -> Scenario {
     );
     c.disk.remove(&c.paths.witness);
     plain("accept-history", c, Run::AcceptHistory)
+}
+
+/// Row 1 taken to done (revs 2 to 4) through a round that posts nothing, two notes on row 2,
+/// then the cut before rev 5: row 1 and the history to rev 4 go to the archive (the folder
+/// created with it), which is placed before the queue file that names it.
+pub fn archive() -> Scenario {
+    let c = started();
+    let steps = [
+        json!({"verb": "move", "id": 1, "to": "in-review", "candidate": CANDIDATE, "issue": 12}),
+        json!({"verb": "move", "id": 1, "to": "done",
+            "evidence": {"comment": 55, "round": 1, "candidate": CANDIDATE}}),
+        json!({"verb": "note", "id": 2, "text": "kept"}),
+        json!({"verb": "note", "id": 2, "text": "kept again"}),
+    ];
+    let ops = [OP, "darkwing-1-done", "lead-2-note-1", "lead-2-note-2"];
+    for (step, op) in steps.into_iter().zip(ops) {
+        let by = if op.starts_with("lead") {
+            "lead"
+        } else {
+            "darkwing"
+        };
+        ok(&c, step, op, by);
+    }
+    plain("archive", c, Run::Archive(5, "lead-archive-0001"))
+}
+
+/// The first cut made, two notes more, then a second cut before the first note: its archive
+/// goes into the folder the first created (and opens with the first epoch entry).
+pub fn archive_again() -> Scenario {
+    let s = archive();
+    let c = s.checkout;
+    let first = c.process(None).archive(5, "lead-archive-0001", "lead");
+    assert!(first.is_ok(), "{first:?}");
+    for n in 1..=2 {
+        ok(
+            &c,
+            json!({"verb": "note", "id": 2, "text": format!("after {n}")}),
+            &format!("lead-2-note-after-{n}"),
+            "lead",
+        );
+    }
+    plain("archive again", c, Run::Archive(8, "lead-archive-0002"))
 }
 
 /// A note whose table was put back as it was: `render` rewrites it.

@@ -147,7 +147,7 @@ fn rules(s: &Scenario, work: &Checkout, ran: &Ran, events: &[Event]) -> Result<(
         } => Some(p.clone()),
         _ => None,
     });
-    for dir in [&work.paths.plans, &work.paths.git_dir] {
+    for dir in [&work.paths.plans, &work.paths.git_dir, &work.paths.archive] {
         for name in work.disk.names(dir) {
             let temp = name.ends_with(".tmp")
                 && [
@@ -155,6 +155,7 @@ fn rules(s: &Scenario, work: &Checkout, ran: &Ran, events: &[Event]) -> Result<(
                     ".QUEUE.md.",
                     ".mosaic-queue.",
                     "mosaic-queue.",
+                    ".epoch-",
                 ]
                 .iter()
                 .any(|pre| name.starts_with(pre));
