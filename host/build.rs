@@ -1,6 +1,6 @@
 //! Builds the zero-import sandbox module (the core compiled to wasm32), compiles it ahead of
-//! time to native code with wasmtime's Cranelift, and leaves that artifact in OUT_DIR for
-//! `include_bytes!`: the binary carries the sandbox and no compiler. A build that cannot make
+//! time to native code with wasmtime's Cranelift, and leaves that artifact, packed, in OUT_DIR
+//! for `include_bytes!`: the binary carries the sandbox and no compiler. A build that cannot make
 //! the module fails and says why; it never embeds an empty one.
 
 use std::env;
@@ -23,7 +23,10 @@ fn main() {
     let wasm = std::fs::read(&module)
         .unwrap_or_else(|e| fail(&format!("the sandbox module {}: {e}", module.display())));
     let native = precompile(&wasm);
-    std::fs::write(out.join("sandbox.cwasm"), &native)
+    // Stored LZ4-packed, its length first: native code packs to about half, the binary has a
+    // size budget, and LZ4 unpacks in about a millisecond (deflate took nine).
+    let packed = lz4_flex::block::compress_prepend_size(&native);
+    std::fs::write(out.join("sandbox.cwasm.lz4"), &packed)
         .unwrap_or_else(|e| fail(&format!("cannot write the sandbox into OUT_DIR: {e}")));
     // `--version` prints this, so a binary says that it carries the sandbox.
     println!(

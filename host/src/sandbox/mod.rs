@@ -19,8 +19,14 @@ use thiserror::Error;
 
 use crate::exit::Exit;
 
-/// The module `host/build.rs` built from wasm/ and compiled to native code for this target.
-static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sandbox.cwasm"));
+/// The module `host/build.rs` built from wasm/ and compiled to native code for this target,
+/// LZ4-packed after its length (u32, little-endian); `runner` unpacks it once per process
+/// that verifies.
+static PRECOMPILED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/sandbox.cwasm.lz4"));
+
+/// The most the embedded module may unpack to: many times its size today, so that only a
+/// broken build (never an input) can reach it.
+const PRECOMPILED_MAX: usize = 64 << 20;
 
 /// What `--version` says about the sandbox: host/build.rs words it once it has compiled the
 /// module (a build that could not stops there, so every binary carries one).

@@ -45,14 +45,17 @@ impl Sandbox {
     /// Loads the module host/build.rs compiled into this binary.
     pub fn embedded() -> Result<Sandbox, SandboxError> {
         let engine = engine()?;
+        let native = unpacked(super::PRECOMPILED, super::PRECOMPILED_MAX)?;
         // SAFETY: `deserialize` trusts its bytes to be wasmtime's own compiler output, since it
         // maps them as executable code. These are: `PRECOMPILED` is the artifact host/build.rs
-        // made with `Engine::precompile_module`, embedded by `include_bytes!` in this very
-        // binary, never read from a file or the network, and compiled with `engine::config()`,
-        // the configuration `engine()` uses here. wasmtime still checks its version, the
-        // target and every setting against this engine, and refuses a mismatch.
-        let module = unsafe { Module::deserialize(&engine, super::PRECOMPILED) }
-            .map_err(|e| broken("load", &e))?;
+        // made with `Engine::precompile_module` and LZ4-packed, embedded by `include_bytes!` in
+        // this very binary, never read from a file or the network, and compiled with
+        // `engine::config()`, the configuration `engine()` uses here; unpacking gives back
+        // exactly those bytes (LZ4 is lossless, and a corrupt block fails above). wasmtime
+        // still checks its version, the target and every setting against this engine, and
+        // refuses a mismatch.
+        let module =
+            unsafe { Module::deserialize(&engine, &native) }.map_err(|e| broken("load", &e))?;
         Sandbox::checked(engine, module)
     }
 
@@ -299,6 +302,57 @@ fn engine() -> Result<Engine, SandboxError> {
     Engine::new(&engine::config()).map_err(|e| broken("engine", &e))
 }
 
+/// The embedded module's bytes: its length (u32, little-endian, at most `max`), then its LZ4
+/// block, unpacked to exactly that length.
+fn unpacked(packed: &[u8], max: usize) -> Result<Vec<u8>, SandboxError> {
+    let fail = |why: String| SandboxError::Broken(format!("unpack: {why}"));
+    let (len, block) = packed
+        .split_first_chunk::<4>()
+        .ok_or_else(|| fail("no length".to_owned()))?;
+    let len = u32::from_le_bytes(*len) as usize;
+    if len > max {
+        return Err(fail(format!("{len} bytes is over {max}")));
+    }
+    let native = lz4_flex::block::decompress(block, len).map_err(|e| fail(e.to_string()))?;
+    if native.len() != len {
+        return Err(fail(format!("{} bytes, not {len}", native.len())));
+    }
+    Ok(native)
+}
+
 fn broken(stage: &str, e: &wasmtime::Error) -> SandboxError {
     SandboxError::Broken(format!("{stage}: {e}"))
+}
+
+#[cfg(test)]
+mod unpack_tests {
+    use super::unpacked;
+
+    /// An LZ4 block of five literals: the token says 5 literals and no match.
+    const HELLO: &[u8] = &[5, 0, 0, 0, 0x50, b'h', b'e', b'l', b'l', b'o'];
+
+    #[test]
+    fn a_packed_module_unpacks_to_its_length() {
+        assert_eq!(unpacked(HELLO, 5).unwrap(), b"hello");
+    }
+
+    #[test]
+    fn a_broken_pack_is_refused_in_one_line() {
+        let why = |packed: &[u8], max| unpacked(packed, max).unwrap_err().to_string();
+        assert!(
+            why(&[1, 0], 64).ends_with("unpack: no length"),
+            "{}",
+            why(&[1, 0], 64)
+        );
+        assert!(
+            why(HELLO, 4).ends_with("unpack: 5 bytes is over 4"),
+            "{}",
+            why(HELLO, 4)
+        );
+        let short = [6, 0, 0, 0, 0x50, b'h', b'e', b'l', b'l', b'o'];
+        assert!(why(&short, 64).contains("unpack: "), "{}", why(&short, 64));
+        assert!(!why(&short, 64).contains('\n'));
+        let cut = &HELLO[..8];
+        assert!(why(cut, 64).contains("unpack: "), "{}", why(cut, 64));
+    }
 }
