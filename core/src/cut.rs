@@ -21,7 +21,7 @@ use crate::epoch::{
 use crate::error::{QueueError, VerbError};
 use crate::file::QueueFile;
 use crate::hex::hex;
-use crate::queue::{Queue, manifest_of};
+use crate::queue::{Queue, manifest_of, same_actor};
 use crate::render::render_body_under;
 use crate::replay::{epoch_receipt, first_repeat, op_hash, replay_upto};
 use crate::rules;
@@ -179,14 +179,7 @@ fn broken() -> VerbError {
 
 /// The retry of an `archive` op: its receipt when the actor and REV are the ones recorded.
 fn recorded_cut(entry: &Entry, before: u64, by: &str) -> Result<CutOutcome, VerbError> {
-    if entry.by != by {
-        return Err(VerbError::OpOtherActor {
-            op: entry.op.clone(),
-            rev: entry.rev,
-            recorded_by: entry.by.clone(),
-            actor: String::from(by),
-        });
-    }
+    same_actor(entry, by)?;
     match &entry.args {
         Args::Archive(a) if a.before == before => Ok(CutOutcome::Recorded {
             rev: entry.rev,

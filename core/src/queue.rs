@@ -473,14 +473,7 @@ fn recorded(
     by: &str,
     request: Option<ReviewRequest>,
 ) -> Result<Outcome, VerbError> {
-    if entry.by != by {
-        return Err(VerbError::OpOtherActor {
-            op: entry.op.clone(),
-            rev: entry.rev,
-            recorded_by: entry.by.clone(),
-            actor: String::from(by),
-        });
-    }
+    same_actor(entry, by)?;
     if !cmd.matches(&entry.args, state, by) {
         return Err(VerbError::OpReused {
             op: entry.op.clone(),
@@ -511,4 +504,17 @@ pub(crate) fn manifest_of<'a>(file: &'a QueueFile, round: &'a Round) -> Option<&
     let kept = &file.epoch()?.state.manifests;
     let i = kept.binary_search_by_key(&round.opened_rev, |m| m.0).ok()?;
     Some(kept[i].1.as_str())
+}
+
+/// A recorded op answers only the actor that wrote it; anyone else is refused, naming both.
+pub(crate) fn same_actor(entry: &Entry, by: &str) -> Result<(), VerbError> {
+    if entry.by != by {
+        return Err(VerbError::OpOtherActor {
+            op: entry.op.clone(),
+            rev: entry.rev,
+            recorded_by: entry.by.clone(),
+            actor: String::from(by),
+        });
+    }
+    Ok(())
 }
