@@ -53,12 +53,7 @@ fn mcp_works_end_to_end_through_ssh() {
         "{instructions}"
     );
     let tools = mcp.tools();
-    let names: Vec<&str> = tools["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = support::mcp::tool_names(&tools);
     assert_eq!(
         names,
         [

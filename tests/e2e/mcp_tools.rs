@@ -354,7 +354,8 @@ fn review_and_wait_answer_as_their_verbs() {
         "tools/call",
         json!({"name": "wait", "arguments": {"id": 1, "status": "in-progress", "timeout": 60}}),
     );
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // The take lands while the wait watches, not before it starts.
+    support::watch::until_watching(mcp.pid(), &repo.path(".git"));
     let out = repo.run(
         &["take", "--op", "darkwing-take-1", "--by", "darkwing"],
         &[],
@@ -417,12 +418,7 @@ fn the_tool_list_is_small() {
     for seat in ["darkwing", "lead", "jason"] {
         let (mut mcp, _) = Mcp::start(&repo.root, seat, &[]);
         let tools = mcp.tools();
-        let names: Vec<&str> = tools["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
+        let names = support::mcp::tool_names(&tools);
         assert_eq!(
             names,
             [

@@ -184,7 +184,19 @@ impl Mcp {
     pub fn tools(&mut self) -> Value {
         self.request("tools/list", json!({}))["result"].clone()
     }
+}
 
+/// The tool names a `tools/list` result offers, in its order.
+pub fn tool_names(tools: &Value) -> Vec<&str> {
+    tools["tools"]
+        .as_array()
+        .expect("tools/list holds a list of tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("every tool has a name"))
+        .collect()
+}
+
+impl Mcp {
     /// Closes stdin and waits for the server to end; panics after `ANSWER_WITHIN`.
     pub fn close(mut self) -> ExitStatus {
         drop(self.stdin.take());
