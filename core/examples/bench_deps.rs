@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use mosaic_queue_core::{
     AddArgs, Args, Body, CURRENT_SEMANTICS, Command, Entry, GenesisArgs, IdArgs, MapRow, Queue,
-    QueueError, QueueFile, ReplayError, SetArgs, SetField, SetValue, State, Status,
+    QueueError, QueueFile, ReplayError, SetArgs, SetField, SetValue, State, Status, TakeArgs,
     internal::{self, Ctx},
     pick, sha256, to_canonical,
 };
@@ -220,7 +220,14 @@ fn takes(entries: u64) -> Vec<u8> {
         let pick::Pick::Row(id) = pick::take_pick(&log.state.rows, seat) else {
             panic!("bench bug: nothing for {seat} to take");
         };
-        log.push_by(seat, Args::Take(IdArgs { id }));
+        log.push_by(
+            seat,
+            Args::Take(Box::new(TakeArgs {
+                id,
+                lease: None,
+                reclaim: None,
+            })),
+        );
         log.push_by(seat, Args::Release(IdArgs { id }));
     }
     log.bytes()

@@ -58,12 +58,14 @@ pub(crate) fn check(args: &Args, op: &str) -> Result<(), VerbError> {
         Args::AcceptHistory(a) => text("--reason", &a.reason)?,
         Args::ReviewOutcome(o) => text("the outcome detail", &o.detail)?,
         Args::ReviewAbandon(a) => text("--reason", &a.reason)?,
+        Args::Reclaim(a) => text("--reason", &a.reason)?,
         Args::Release(_)
         | Args::Assign(_)
         | Args::ReviewRequest(_)
         | Args::ReviewResolve(_)
         | Args::ReviewRecord(_)
         | Args::Take(_)
+        | Args::LeaseDefault(_)
         | Args::Epoch(_)
         | Args::Archive(_) => {}
     }

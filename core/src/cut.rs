@@ -102,13 +102,15 @@ impl Queue {
         let state = replay_upto(&file, u64::MAX, false).map_err(|_| broken())?;
         file.rows.clone_from(&state.rows);
         let mut queue = Queue { file, state };
-        let receipt = queue.append_entry(
-            Args::Archive(Box::new(archive)),
-            op,
-            by,
-            at,
-            EPOCH_SEMANTICS,
-        )?;
+        // 6, or 7 once the queue reached it: a queue's semantics never go back.
+        let semantics = self
+            .file
+            .log
+            .last()
+            .map_or(EPOCH_SEMANTICS, |e| e.semantics)
+            .max(EPOCH_SEMANTICS);
+        let receipt =
+            queue.append_entry(Args::Archive(Box::new(archive)), op, by, at, semantics)?;
         Ok(CutOutcome::Planned(Box::new(Cut {
             archive_file,
             archive_bytes,
@@ -272,6 +274,7 @@ pub(crate) fn epoch_entry(
             next_id: state.next_id(),
             spent: state.spent(),
             semantics: file.log.last().map_or(EPOCH_SEMANTICS, |e| e.semantics),
+            lease_default: state.lease_default(),
             reasons: state
                 .move_reasons()
                 .filter(|(id, _)| kept(id))

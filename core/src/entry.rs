@@ -13,11 +13,17 @@ use crate::body::Body;
 use crate::epoch::{ArchiveArgs, EpochArgs};
 use crate::model::{Status, VerdictKind, Witness};
 
-/// The newest semantics a queue that never cut replays and writes: 5, the reach rule.
-/// Semantics 4 brought the hardened table, 3 coordination (`take` and dependencies between
-/// rows), 2 review requests (piece D); 1 is the history before them. A cut writes 6
-/// (`EPOCH_SEMANTICS`), which only a log that starts with an epoch entry holds.
-pub const CURRENT_SEMANTICS: u8 = REACH_SEMANTICS;
+/// The newest semantics this build replays and writes: 7, leases. Semantics 6 brought
+/// epochs, 5 the reach rule, 4 the hardened table, 3 coordination (`take` and dependencies
+/// between rows), 2 review requests (piece D); 1 is the history before them. A log that
+/// starts at genesis never holds 6, which only a cut log does (`EPOCH_SEMANTICS`).
+pub const CURRENT_SEMANTICS: u8 = LEASE_SEMANTICS;
+
+/// Leases: a claim's lease, the queue's default lease, reclaims and fences, and the table
+/// naming a row a row waits on as a row (`waits on row 5`). It includes 5, and in a cut log 6:
+/// every other verb is ruled under 7 exactly as under them. Written from the first entry that
+/// needs it; every later entry carries it too, which replay holds (`semantics-dropped`).
+pub const LEASE_SEMANTICS: u8 = 7;
 
 /// Epochs: the `epoch` entry that opens a cut log and the `archive` entry after its window.
 /// Every other verb is ruled under 6 exactly as under 5; a log that starts at genesis never
@@ -72,6 +78,10 @@ pub enum Verb {
     ReviewAbandon,
     ReviewRecord,
     Take,
+    /// The queue's default lease for claims that give none (semantics 7).
+    LeaseDefault,
+    /// The lead, jason or sage ends a claim at once (semantics 7).
+    Reclaim,
     /// The first entry of a log cut at its revision (semantics 6); never a command.
     Epoch,
     /// The cut itself, written after the entries the cut kept (semantics 6).
@@ -80,7 +90,7 @@ pub enum Verb {
 
 impl Verb {
     /// Every verb: genesis, then `Command`'s verbs in its order, then the two of a cut.
-    pub const ALL: [Verb; 16] = [
+    pub const ALL: [Verb; 18] = [
         Verb::Genesis,
         Verb::Add,
         Verb::Move,
@@ -95,6 +105,8 @@ impl Verb {
         Verb::ReviewAbandon,
         Verb::ReviewRecord,
         Verb::Take,
+        Verb::LeaseDefault,
+        Verb::Reclaim,
         Verb::Epoch,
         Verb::Archive,
     ];
@@ -117,6 +129,8 @@ impl Verb {
             Verb::ReviewAbandon => "review-abandon",
             Verb::ReviewRecord => "review-record",
             Verb::Take => "take",
+            Verb::LeaseDefault => "lease-default",
+            Verb::Reclaim => "reclaim",
             Verb::Epoch => "epoch",
             Verb::Archive => "archive",
         }
@@ -161,7 +175,9 @@ pub enum Args {
     ReviewAbandon(Box<AbandonArgs>),
     ReviewRecord(Box<RecordArgs>),
     /// `take`: the row `next` named for the actor, fixed when the entry is written.
-    Take(IdArgs),
+    Take(Box<TakeArgs>),
+    LeaseDefault(LeaseDefaultArgs),
+    Reclaim(Box<ReclaimArgs>),
     Epoch(Box<EpochArgs>),
     Archive(Box<ArchiveArgs>),
 }
@@ -183,6 +199,8 @@ impl Args {
             Args::ReviewAbandon(_) => Verb::ReviewAbandon,
             Args::ReviewRecord(_) => Verb::ReviewRecord,
             Args::Take(_) => Verb::Take,
+            Args::LeaseDefault(_) => Verb::LeaseDefault,
+            Args::Reclaim(_) => Verb::Reclaim,
             Args::Epoch(_) => Verb::Epoch,
             Args::Archive(_) => Verb::Archive,
         }
@@ -192,29 +210,54 @@ impl Args {
     /// `set … after` makes it wait on. Genesis, accept-history and the entries of a cut name
     /// none (genesis makes rows; it changes none that exist).
     pub fn rows_named(&self) -> Vec<u64> {
-        let mut out = Vec::new();
+        let mut out: Vec<u64> = self.row().into_iter().collect();
         match self {
-            Args::Genesis(_) | Args::AcceptHistory(_) | Args::Epoch(_) | Args::Archive(_) => {}
-            Args::Add(a) => {
-                out.push(a.id);
-                out.extend_from_slice(&a.after);
-            }
-            Args::Move(a) => out.push(a.id),
-            Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => out.push(a.id),
-            Args::Assign(a) => out.push(a.id),
-            Args::Note(a) => out.push(a.id),
+            Args::Add(a) => out.extend_from_slice(&a.after),
             Args::Set(a) => {
-                out.push(a.id);
                 if let (SetField::After, SetValue::Numbers(n)) = (a.field, &a.value) {
                     out.extend_from_slice(n);
                 }
             }
-            Args::ReviewOutcome(a) => out.push(a.id),
-            Args::ReviewResolve(a) => out.push(a.id),
-            Args::ReviewAbandon(a) => out.push(a.id),
-            Args::ReviewRecord(a) => out.push(a.id),
+            _ => {}
         }
         out
+    }
+
+    /// The row these arguments change (an `add`'s new row); none for genesis, accept-history,
+    /// the default lease and the entries of a cut.
+    pub fn row(&self) -> Option<u64> {
+        match self {
+            Args::Genesis(_)
+            | Args::AcceptHistory(_)
+            | Args::LeaseDefault(_)
+            | Args::Epoch(_)
+            | Args::Archive(_) => None,
+            Args::Add(a) => Some(a.id),
+            Args::Move(a) => Some(a.id),
+            Args::Release(a) | Args::ReviewRequest(a) => Some(a.id),
+            Args::Take(a) => Some(a.id),
+            Args::Reclaim(a) => Some(a.id),
+            Args::Assign(a) => Some(a.id),
+            Args::Note(a) => Some(a.id),
+            Args::Set(a) => Some(a.id),
+            Args::ReviewOutcome(a) => Some(a.id),
+            Args::ReviewResolve(a) => Some(a.id),
+            Args::ReviewAbandon(a) => Some(a.id),
+            Args::ReviewRecord(a) => Some(a.id),
+        }
+    }
+
+    /// What in these arguments needs semantics 7: a claim's lease, the default lease, a
+    /// reclaim; `None` when nothing does.
+    pub fn uses_leases(&self) -> Option<&'static str> {
+        match self {
+            Args::Take(t) if t.reclaim.is_some() => Some("a take that reclaims a row"),
+            Args::Take(t) if t.lease.is_some() => Some("a take with a lease"),
+            Args::Move(m) if m.lease.is_some() => Some("a move with a lease"),
+            Args::LeaseDefault(_) => Some("lease-default"),
+            Args::Reclaim(_) => Some("reclaim"),
+            _ => None,
+        }
     }
 
     /// Whether these arguments carry a manifest's text, which semantics 4 stores only here.
@@ -306,6 +349,14 @@ pub struct MoveArgs {
     pub issue: Option<u64>,
     #[serde(default)]
     pub evidence: Option<Evidence>,
+    /// The claim's lease in seconds, on a move into in-progress (semantics 7): the one given,
+    /// else the queue's default. Written only when there is one.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::model::present"
+    )]
+    pub lease: Option<u32>,
 }
 
 /// `--evidence comment=<id>,round=<n>,candidate=<digest>` for closing a round that posted nothing.
@@ -315,6 +366,57 @@ pub struct Evidence {
     pub comment: u64,
     pub round: u32,
     pub candidate: String,
+}
+
+/// `take`: the row `next` named for the actor, the claim's lease (semantics 7: the one given,
+/// else the queue's default; written only when there is one) and, when the row was another
+/// seat's expired claim, what ended it (written only then).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TakeArgs {
+    pub id: u64,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::model::present"
+    )]
+    pub lease: Option<u32>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::model::present"
+    )]
+    pub reclaim: Option<Reclaimed>,
+}
+
+/// The claim a take ended: its holder, the holder's last sign of life as the host judged it
+/// (the later of its heartbeat and its last entry on the row; the heartbeat is trusted as
+/// `--by` is), and the claim's lease in seconds.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Reclaimed {
+    pub from: String,
+    pub seen: String,
+    pub lease: u32,
+}
+
+/// `lease-default 2h` (seconds) or `lease-default off` (`null`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LeaseDefaultArgs {
+    pub lease: Option<u32>,
+}
+
+/// `reclaim ID --reason TEXT` by the lead, jason or sage: the claim it ends (holder, last sign
+/// of life known, or `null`, and lease, or `null` for a claim without one) and why.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReclaimArgs {
+    pub id: u64,
+    pub from: String,
+    pub seen: Option<String>,
+    pub lease: Option<u32>,
+    pub reason: String,
 }
 
 /// Verbs that only name a row (`release`).
@@ -553,7 +655,9 @@ impl<'de> DeserializeSeed<'de> for ArgsSeed {
             Verb::ReviewResolve => Args::ReviewResolve(ResolveArgs::deserialize(d)?),
             Verb::ReviewAbandon => Args::ReviewAbandon(Box::new(AbandonArgs::deserialize(d)?)),
             Verb::ReviewRecord => Args::ReviewRecord(Box::new(RecordArgs::deserialize(d)?)),
-            Verb::Take => Args::Take(IdArgs::deserialize(d)?),
+            Verb::Take => Args::Take(Box::new(TakeArgs::deserialize(d)?)),
+            Verb::LeaseDefault => Args::LeaseDefault(LeaseDefaultArgs::deserialize(d)?),
+            Verb::Reclaim => Args::Reclaim(Box::new(ReclaimArgs::deserialize(d)?)),
             Verb::Epoch => Args::Epoch(Box::new(EpochArgs::deserialize(d)?)),
             Verb::Archive => Args::Archive(Box::new(ArchiveArgs::deserialize(d)?)),
         })

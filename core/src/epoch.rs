@@ -62,6 +62,13 @@ pub struct EpochState {
     pub spent: u64,
     /// The semantics of entry C_K.
     pub semantics: u8,
+    /// The default lease in force at C_K (semantics 7); written only when one is.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::model::present"
+    )]
+    pub lease_default: Option<u32>,
     /// The move reasons of the kept rows, by ascending id.
     pub reasons: Vec<(u64, String)>,
     /// The manifest texts of the kept rows' rounds opened at or before C_K whose move stored

@@ -282,6 +282,8 @@ pub enum VerbError {
     Map(#[from] MapError),
     #[error(transparent)]
     Review(#[from] ReviewError),
+    #[error(transparent)]
+    Claim(#[from] ClaimError),
     #[error(
         "{what} needs semantics 3 (take and dependencies between rows); this entry is under {semantics}"
     )]
@@ -383,6 +385,7 @@ impl VerbError {
             VerbError::NeedsConfirmation { .. } => "needs-confirmation",
             VerbError::Map(_) => "bad-map",
             VerbError::Review(e) => e.kind(),
+            VerbError::Claim(e) => e.kind(),
             VerbError::NeedsSemantics3 { .. } => "needs-semantics-3",
             VerbError::NothingToTake { .. } => "nothing-to-take",
             VerbError::NotNext { .. } => "not-next",
@@ -398,6 +401,97 @@ impl VerbError {
             VerbError::EpochEntry { .. } => "epoch-entry",
             VerbError::ArchiveMismatch { .. } => "archive-mismatch",
         }
+    }
+}
+
+/// A claim's lease, a reclaim or a fence refuses (semantics 7, docs/coordination.md).
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum ClaimError {
+    #[error(
+        "{text} is not a lease: write a whole number of seconds, minutes or hours without spaces, like 90s, 45m or 2h"
+    )]
+    LeaseForm { text: String },
+    #[error(
+        "a lease of {seconds} seconds is out of bounds: give one from 1m to 24h (60 to 86400 seconds), or none for a claim that never expires"
+    )]
+    LeaseRange { seconds: u64 },
+    #[error(
+        "{what} carries a lease, but a lease binds a claim (a row in progress under a seat): give --lease only to take or to a move into in-progress that leaves the row with an owner"
+    )]
+    LeaseNotClaim { what: &'static str },
+    #[error(
+        "{what} needs semantics 7 (leases, reclaims and rows named as rows); this entry is under {semantics}"
+    )]
+    NeedsSemantics7 { what: &'static str, semantics: u8 },
+    #[error(
+        "this entry is under semantics {semantics} after an entry under semantics 7; once a queue writes 7, every later entry carries it"
+    )]
+    SemanticsDropped { semantics: u8 },
+    #[error("row {id} is {status}, not in progress under a seat: there is no claim to end")]
+    NoClaim { id: u64, status: Status },
+    /// `now`: what holds the row instead, as a phrase (`it is queued`, `huey holds it`).
+    #[error(
+        "row {id} is not claimed by {from}: {now}; a reclaim ends the claim of the seat that holds the row in progress"
+    )]
+    NotHolder { id: u64, from: String, now: String },
+    #[error(
+        "the reclaim of row {id} records {recorded}, but {from}'s claim on it has {claim}: a reclaim names the lease of the claim it ends"
+    )]
+    ReclaimLease {
+        id: u64,
+        from: String,
+        recorded: String,
+        claim: String,
+    },
+    #[error(
+        "the reclaim of row {id} cites {from}'s last sign of life at {seen}, before {from}'s last entry on the row at {logged}"
+    )]
+    ReclaimSign {
+        id: u64,
+        from: String,
+        seen: String,
+        logged: String,
+    },
+    /// `when`: the entry's time against the lease's end, as a phrase.
+    #[error(
+        "row {id} is reclaimed from {from} {when}: wait until then, or have the lead, jason or sage run `mosaic-queue reclaim {id} --reason TEXT`"
+    )]
+    ReclaimEarly { id: u64, from: String, when: String },
+    /// `held`: who holds the row now and since which revision, as a phrase.
+    #[error(
+        "row {id} was reclaimed from {seat} at rev {rev} and {held}: {seat}'s changes to it are refused (retries of its earlier ops still answer); `mosaic-queue take` finds other work"
+    )]
+    Fenced {
+        id: u64,
+        seat: String,
+        rev: u64,
+        held: String,
+    },
+}
+
+impl ClaimError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ClaimError::LeaseForm { .. } => "lease-form",
+            ClaimError::LeaseRange { .. } => "lease-range",
+            ClaimError::LeaseNotClaim { .. } => "lease-not-claim",
+            ClaimError::NeedsSemantics7 { .. } => "needs-semantics-7",
+            ClaimError::SemanticsDropped { .. } => "semantics-dropped",
+            ClaimError::NoClaim { .. } => "no-claim",
+            ClaimError::NotHolder { .. } => "reclaim-not-holder",
+            ClaimError::ReclaimLease { .. } => "reclaim-lease",
+            ClaimError::ReclaimSign { .. } => "reclaim-sign",
+            ClaimError::ReclaimEarly { .. } => "reclaim-early",
+            ClaimError::Fenced { .. } => "fenced",
+        }
+    }
+}
+
+/// A lease the duration parser refused is a verb refusal like any other: one `Error` for the
+/// host and the wasm build to turn into theirs.
+impl From<ClaimError> for Error {
+    fn from(e: ClaimError) -> Error {
+        Error::Verb(VerbError::Claim(e))
     }
 }
 

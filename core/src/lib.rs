@@ -32,12 +32,17 @@ mod error;
 mod file;
 mod model;
 
-// The rules on inputs (secrets, text and seat names) and the transition matrix.
+// The rules on inputs (secrets, text and seat names, a lease's length, times as
+// milliseconds) and the transition matrix.
+mod lease;
 mod matrix;
 mod rules;
 mod secret;
+mod time;
 
-// The state the verbs change: the dependency order, `next`, the replayed state, its render.
+// The state the verbs change: the dependency order, a claim's signs of life, `next`, the
+// replayed state, its render.
+mod liveness;
 mod next;
 mod order;
 mod render;
@@ -71,20 +76,24 @@ pub use digest::{sha256, sha256_hex};
 pub use entry::{
     AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, COORDINATION_SEMANTICS,
     CURRENT_SEMANTICS, Delivery, EPOCH_SEMANTICS, Entry, Evidence, GenesisArgs, HARDENED_SEMANTICS,
-    IdArgs, MapRow, MoveArgs, NoteArgs, OutcomeArgs, PLAIN_SEMANTICS, REACH_SEMANTICS, RecordArgs,
-    ResolveArgs, SetArgs, SetField, SetValue, Verb,
+    IdArgs, LEASE_SEMANTICS, LeaseDefaultArgs, MapRow, MoveArgs, NoteArgs, OutcomeArgs,
+    PLAIN_SEMANTICS, REACH_SEMANTICS, ReclaimArgs, Reclaimed, RecordArgs, ResolveArgs, SetArgs,
+    SetField, SetValue, TakeArgs, Verb,
 };
 pub use epoch::{
     ArchiveArgs, ArchiveInfo, EPOCH_OP_SUFFIX, EpochArgs, EpochState, OpFilter, archive_path,
 };
 pub use error::{
-    CanonError, Error, MapError, QueueError, ReplayError, ReviewError, SnapshotError, TableError,
-    VerbError, WitnessError,
+    CanonError, ClaimError, Error, MapError, QueueError, ReplayError, ReviewError, SnapshotError,
+    TableError, VerbError, WitnessError,
 };
 pub use file::{FORMAT_VERSION, QueueFile, parse_queue};
 pub use hex::hex;
+pub use lease::{MAX_LEASE, MIN_LEASE, RECOMMENDED_LEASE, check_lease, lease_text, parse_lease};
 pub use limits::MAX_SAFE_INTEGER;
-pub use model::{Attempt, AttemptState, Review, Round, Row, Status, Verdict, VerdictKind, Witness};
+pub use model::{
+    Attempt, AttemptState, Fence, Lease, Review, Round, Row, Status, Verdict, VerdictKind, Witness,
+};
 pub use queue::{NOTHING_TO_TAKE, Outcome, Queue, ReviewRequest};
 pub use replay::replay;
 pub use review::{current_round, locate};
@@ -97,7 +106,15 @@ pub use snapshot::{Certified, verify_snapshot, verify_snapshot_archived};
 pub use stale::{Stale, stale};
 pub use state::State;
 pub use table::BodyStatus;
-pub use verbs::{AbandonCmd, AcceptHistoryCmd, COMMAND_VERBS, Command, NewRow, TakeCmd};
+pub use verbs::{
+    AbandonCmd, AcceptHistoryCmd, COMMAND_VERBS, Command, NewRow, ReclaimCmd, TakeCmd,
+};
+
+/// A claim's signs of life: the heartbeats a host read, a claim as the row records it, and
+/// its state at a time (`judge`), which `next_with` and `take` use.
+pub mod signs {
+    pub use crate::liveness::{Claim, Heartbeat, Judged, Liveness, MAX_AHEAD, Signs, judge};
+}
 
 /// `QUEUE.md` around its generated table: the marker lines, the body between them, a new
 /// body spliced in, and the body a state renders.
@@ -114,7 +131,10 @@ pub mod migration {
 
 /// Which row a seat should take next, why, and what `take` claims.
 pub mod pick {
-    pub use crate::next::{Done, Explained, Pick, Why, explain, next, take_pick};
+    pub use crate::next::{
+        Done, Explained, Pick, Why, explain, explain_with, next, next_with, take_pick,
+        take_pick_with,
+    };
 }
 
 /// Canonical bytes built from canonical bytes already written: where a top-level member's

@@ -36,6 +36,67 @@ pub struct Row {
         deserialize_with = "some_rows"
     )]
     pub after: Vec<u64>,
+    /// The lease of the claim on the row (semantics 7): written only while the row is in
+    /// progress under a seat whose claim carries one, so a queue that never uses leases keeps
+    /// the bytes it had.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub lease: Option<Lease>,
+    /// The seats whose claim on the row was reclaimed and who have not been given it since
+    /// (semantics 7), in the order of their reclaims: their changes to the row are refused.
+    /// Written only when there is one.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "some_fences"
+    )]
+    pub fenced: Vec<Fence>,
+}
+
+/// A claim's lease as its row keeps it (semantics 7).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Lease {
+    /// How long the claim may stay silent, in seconds (`lease::MIN_LEASE` to `MAX_LEASE`).
+    pub seconds: u32,
+    /// The revision of the entry that gave the holder this claim (a take, a move into
+    /// in-progress, an assign of the row in progress).
+    pub since: u64,
+    /// The latest `at` among that entry and the holder's later entries on the row: the last
+    /// sign of life the log proves, from which replay counts the lease.
+    pub seen: String,
+}
+
+/// A seat fenced off a row: its claim was reclaimed at `rev`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Fence {
+    pub seat: String,
+    pub rev: u64,
+}
+
+/// Reads a value that the canonical form writes only when there is one: `null` in its place
+/// would not re-serialize to the same bytes.
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
+}
+
+/// Reads a row's fences, which the canonical form writes only when there is one.
+fn some_fences<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Fence>, D::Error> {
+    let fences = Vec::<Fence>::deserialize(d)?;
+    if fences.is_empty() {
+        return Err(serde::de::Error::custom(
+            "`fenced` is written only when a seat is fenced off the row; drop the empty list",
+        ));
+    }
+    Ok(fences)
 }
 
 /// Reads a dependency list that the canonical form writes only when it holds something: an

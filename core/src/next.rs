@@ -1,14 +1,16 @@
 //! `next [SEAT]`: the row a seat should take up now. The rule, in `docs/next.md`: the seat's
-//! own rows first (in-progress, then queued), then unowned queued rows, each in queue order,
+//! own rows first (in-progress, then queued), then unowned queued rows and, judged with the
+//! signs of life (`next_with`), rows whose claim by another seat expired, each in queue order,
 //! never a row that waits on a row not yet done. `explain` says why each other row was passed
-//! over, and `take_pick` is what `take` claims. `Candidates` keeps the same answer up to date
-//! in the replayed state, so that replaying a take does not read every row.
+//! over, and `take_pick` is what `take` claims. `Candidates` keeps the answer without expired
+//! claims up to date in the replayed state, so that replaying a take does not read every row.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::liveness::{Claim, Judged, Liveness, Signs, judge};
 use crate::model::{Row, Status};
 
 /// The rows that are done, for dependency checks; empty (and free) when no row waits on any.
@@ -41,20 +43,50 @@ impl Done {
     }
 }
 
-/// The first row by the rule, or `None` when the seat has nothing to take up.
+/// The first row by the rule, or `None` when the seat has nothing to take up. Without the
+/// signs of life no claim is judged, so no claim is expired: what replay can check of a take.
 pub fn next<'a>(rows: &'a [Row], seat: &str) -> Option<&'a Row> {
+    first(rows, seat, None).map(|(row, _)| row)
+}
+
+/// `next` judged with the signs of life at `now`: a row whose claim by another seat expired
+/// is free work at its place in the queue, like an unowned queued row.
+pub fn next_with<'a>(rows: &'a [Row], seat: &str, signs: &Signs, now: &str) -> Option<&'a Row> {
+    first(rows, seat, Some((signs, now))).map(|(row, _)| row)
+}
+
+/// The row by the rule, with the judgement of its claim when it is an expired one.
+fn first<'a>(
+    rows: &'a [Row],
+    seat: &str,
+    signs: Option<(&Signs, &str)>,
+) -> Option<(&'a Row, Option<Judged>)> {
     let done = Done::of(rows);
     let own = |status: Status| {
         let done = &done;
         move |r: &&Row| r.status == status && r.owner.as_deref() == Some(seat) && done.ready(r)
     };
-    rows.iter()
+    if let Some(r) = rows
+        .iter()
         .find(own(Status::InProgress))
         .or_else(|| rows.iter().find(own(Status::Queued)))
-        .or_else(|| {
-            rows.iter()
-                .find(|r| r.status == Status::Queued && r.owner.is_none() && done.ready(r))
-        })
+    {
+        return Some((r, None));
+    }
+    rows.iter().filter(|r| done.ready(r)).find_map(|r| {
+        if r.status == Status::Queued && r.owner.is_none() {
+            return Some((r, None));
+        }
+        let (signs, now) = signs?;
+        expired(r, seat, signs, now).map(|j| (r, Some(j)))
+    })
+}
+
+/// The judgement of `row`'s claim when it is another seat's leased claim that expired.
+fn expired(row: &Row, seat: &str, signs: &Signs, now: &str) -> Option<Judged> {
+    let claim = Claim::of(row).filter(|c| c.holder != seat && c.lease.is_some())?;
+    let judged = judge(&claim, &signs.heartbeat(claim.holder), now);
+    (judged.state == Liveness::Expired).then_some(judged)
 }
 
 /// What `take` claims for a seat.
@@ -62,6 +94,9 @@ pub fn next<'a>(rows: &'a [Row], seat: &str) -> Option<&'a Row> {
 pub enum Pick {
     /// A queued row `next` names: take moves it to in-progress for the seat.
     Row(u64),
+    /// A row whose claim by another seat expired, which `next` names: take claims it for the
+    /// seat in one entry that names the previous holder (semantics 7).
+    Reclaim(u64),
     /// `next` names a row the seat already has in progress: there is nothing new to take.
     Held(u64),
     /// `next` names nothing.
@@ -70,9 +105,20 @@ pub enum Pick {
 
 /// The row `take` would claim for `seat`: the one `next` names, when it is still queued.
 pub fn take_pick(rows: &[Row], seat: &str) -> Pick {
-    match next(rows, seat) {
-        Some(r) if r.status == Status::Queued => Pick::Row(r.id),
-        Some(r) => Pick::Held(r.id),
+    pick_of(first(rows, seat, None))
+}
+
+/// `take_pick` judged with the signs of life at `now`; with `reclaim` false (`take
+/// --no-reclaim`) it claims queued rows only, as without the signs.
+pub fn take_pick_with(rows: &[Row], seat: &str, signs: &Signs, now: &str, reclaim: bool) -> Pick {
+    pick_of(first(rows, seat, reclaim.then_some((signs, now))))
+}
+
+fn pick_of(found: Option<(&Row, Option<Judged>)>) -> Pick {
+    match found {
+        Some((r, Some(_))) => Pick::Reclaim(r.id),
+        Some((r, None)) if r.status == Status::Queued => Pick::Row(r.id),
+        Some((r, None)) => Pick::Held(r.id),
         None => Pick::Nothing,
     }
 }
@@ -171,13 +217,21 @@ impl Candidates {
 
     /// The position of the row `next` names for `seat` in `rows`, which this index follows.
     pub(crate) fn pick(&mut self, rows: &[Row], seat: &str) -> Option<usize> {
-        while let Some(p) = self.dirty.pop() {
-            self.refresh(rows, p);
+        while let Some(d) = self.dirty.pop() {
+            self.refresh(rows, d);
         }
         let own = self.seats.get(seat).map(|&s| &self.own[s]);
         own.and_then(|[held, queued]| held.first().or(queued.first()))
             .or(self.free.first())
             .copied()
+    }
+
+    /// Whether every row that row `p` waits on is done.
+    pub(crate) fn ready(&mut self, rows: &[Row], p: usize) -> bool {
+        while let Some(d) = self.dirty.pop() {
+            self.refresh(rows, d);
+        }
+        self.open[p] == 0
     }
 
     /// Files row `p` again, and the rows waiting on it when it became done or stopped being.
@@ -274,6 +328,20 @@ pub enum Why {
     WaitingOn(Vec<u64>),
     /// It could be taken, but the named row comes first by the rule.
     After(u64),
+    /// Another seat's leased claim that has not expired: live (with the minutes left of its
+    /// lease), quiet (with the minutes it has been silent) or unknown.
+    Claimed {
+        holder: String,
+        state: Liveness,
+        minutes: u64,
+    },
+    /// Another seat's claim expired this many minutes ago: `take` reclaims it, unless
+    /// `first`, the row the rule names before it, comes first.
+    Expired {
+        holder: String,
+        minutes: u64,
+        first: Option<u64>,
+    },
 }
 
 impl Why {
@@ -287,6 +355,8 @@ impl Why {
             Why::Owned(_) => "owned",
             Why::WaitingOn(_) => "waiting",
             Why::After(_) => "later",
+            Why::Claimed { state, .. } => state.as_str(),
+            Why::Expired { .. } => "expired",
         }
     }
 }
@@ -310,26 +380,71 @@ impl fmt::Display for Why {
                 Ok(())
             }
             Why::After(id) => write!(f, "could be taken, but row {id} comes first"),
+            Why::Claimed {
+                holder,
+                state,
+                minutes,
+            } => match state {
+                Liveness::Live => write!(
+                    f,
+                    "claim by {holder} is live, its lease ends in {minutes} min"
+                ),
+                Liveness::Quiet => write!(
+                    f,
+                    "claim by {holder} is quiet, no sign of life for {minutes} min"
+                ),
+                _ => write!(
+                    f,
+                    "claim by {holder}: its signs of life cannot be read, so it does not expire"
+                ),
+            },
+            Why::Expired {
+                holder,
+                minutes,
+                first,
+            } => {
+                write!(f, "claim by {holder} expired {minutes} min ago")?;
+                match first {
+                    Some(id) => write!(f, ", but row {id} comes first"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
 
 /// `next SEAT --explain`: the pick, each open row passed over with why (in queue order), and
-/// how many done rows were skipped.
+/// how many done rows were skipped. `reclaim` says why the pick may be taken when it is
+/// another seat's expired claim (`explain_with` only).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explained {
     pub pick: Option<u64>,
     pub passed: Vec<(u64, Why)>,
     pub done: usize,
+    pub reclaim: Option<Why>,
 }
 
+/// `explain` without the signs of life: every claim by another seat is `owned`.
 pub fn explain(rows: &[Row], seat: &str) -> Explained {
-    let pick = next(rows, seat).map(|r| r.id);
+    explained(rows, seat, None)
+}
+
+/// `explain` judged with the signs of life at `now`, as `next_with` picks: another seat's
+/// leased claim is passed over as live, quiet or unknown, and an expired one is the pick or
+/// comes after it.
+pub fn explain_with(rows: &[Row], seat: &str, signs: &Signs, now: &str) -> Explained {
+    explained(rows, seat, Some((signs, now)))
+}
+
+fn explained(rows: &[Row], seat: &str, signs: Option<(&Signs, &str)>) -> Explained {
+    let found = first(rows, seat, signs);
+    let pick = found.as_ref().map(|(r, _)| r.id);
     let done = Done::of(rows);
     let mut out = Explained {
         pick,
         passed: Vec::new(),
         done: 0,
+        reclaim: found.and_then(|(r, judged)| Some(expired_why(r, &judged?, None))),
     };
     for row in rows {
         if Some(row.id) == pick {
@@ -346,7 +461,8 @@ pub fn explain(rows: &[Row], seat: &str) -> Explained {
             Status::InReview => Why::InReview,
             Status::WaitingOnJason => Why::WaitingOnJason,
             Status::Queued | Status::InProgress => match owner {
-                Some(o) if o != seat => Why::Owned(String::from(o)),
+                Some(o) if o != seat => claim_why(row, o, &done, signs, pick)
+                    .unwrap_or_else(|| Why::Owned(String::from(o))),
                 None if row.status == Status::InProgress => Why::Owned(String::from("nobody")),
                 _ if !done.ready(row) => Why::WaitingOn(done.open_deps(row)),
                 // Ready and the seat's (or free): only the pick can be ahead of it.
@@ -356,6 +472,43 @@ pub fn explain(rows: &[Row], seat: &str) -> Explained {
         out.passed.push((row.id, why));
     }
     out
+}
+
+/// Why another seat's leased claim on `row` was passed over, judged with the signs; `None`
+/// (owned, as before leases) without the signs or a lease, or for a row not in progress.
+fn claim_why(
+    row: &Row,
+    holder: &str,
+    done: &Done,
+    signs: Option<(&Signs, &str)>,
+    pick: Option<u64>,
+) -> Option<Why> {
+    let (signs, now) = signs?;
+    let claim = Claim::of(row).filter(|c| c.lease.is_some())?;
+    let judged = judge(&claim, &signs.heartbeat(holder), now);
+    Some(match judged.state {
+        Liveness::Expired if !done.ready(row) => Why::WaitingOn(done.open_deps(row)),
+        Liveness::Expired => expired_why(row, &judged, pick),
+        state => Why::Claimed {
+            holder: String::from(holder),
+            state,
+            minutes: match state {
+                Liveness::Quiet => judged.silent.unwrap_or(0) / 60,
+                // Whole minutes left, rounded up: a live lease never shows 0.
+                _ => judged
+                    .left
+                    .map_or(0, |s| s.max(0).unsigned_abs().div_ceil(60)),
+            },
+        },
+    })
+}
+
+fn expired_why(row: &Row, judged: &Judged, first: Option<u64>) -> Why {
+    Why::Expired {
+        holder: row.owner.clone().unwrap_or_default(),
+        minutes: judged.left.map_or(0, |s| s.min(0).unsigned_abs() / 60),
+        first,
+    }
 }
 
 #[cfg(test)]
@@ -379,6 +532,8 @@ mod tests {
             blocked_reason: None,
             review: None,
             after: Vec::new(),
+            lease: None,
+            fenced: Vec::new(),
         }
     }
 

@@ -14,7 +14,7 @@ use crate::ctx::Ctx;
 use crate::digest;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
-    PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
+    LEASE_SEMANTICS, PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
 };
 use crate::epoch::{ArchiveInfo, EpochArgs};
 use crate::error::{QueueError, VerbError, WitnessError};
@@ -235,15 +235,15 @@ impl Queue {
         by: &str,
         at: &str,
     ) -> Result<Outcome, VerbError> {
-        if let Command::Take(_) = cmd {
-            match next::take_pick(&self.state.rows, by) {
-                next::Pick::Row(_) => {}
+        if let Command::Take(t) = cmd {
+            match next::take_pick_with(&self.state.rows, by, &t.heartbeats, at, !t.no_reclaim) {
+                next::Pick::Row(_) | next::Pick::Reclaim(_) => {}
                 next::Pick::Held(id) => return Ok(Outcome::NothingToTake { held: Some(id) }),
                 next::Pick::Nothing => return Ok(Outcome::NothingToTake { held: None }),
             }
         }
         let rev = self.state.revision + 1;
-        let args = cmd.normalize(&self.state, rev, by)?;
+        let args = cmd.normalize(&self.state, rev, by, at)?;
         // A recorded op answered above as it was written; only a new entry meets these.
         admission::check(&args, op)?;
         let semantics = self.semantics_for(&args);
@@ -290,14 +290,17 @@ impl Queue {
     /// The semantics a new entry is written under: 2 until the queue first takes a row or
     /// makes one wait on another, 3 from that entry on; 4 from the first entry that carries a
     /// manifest (or, `append_new`, whose table holds a bracket); 5 from the first `set … after`
-    /// that names rows. A queue's semantics never go back.
+    /// that names rows; 7 from the first that carries a lease, sets the default or reclaims.
+    /// A queue's semantics never go back.
     fn semantics_for(&self, args: &Args) -> u8 {
         let so_far = self
             .file
             .log
             .last()
             .map_or(PLAIN_SEMANTICS, |e| e.semantics);
-        let needed = if args.sets_dependencies() {
+        let needed = if args.uses_leases().is_some() {
+            LEASE_SEMANTICS
+        } else if args.sets_dependencies() {
             REACH_SEMANTICS
         } else if args.carries_manifest() {
             HARDENED_SEMANTICS

@@ -12,9 +12,25 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::limits::MAX_SAFE_INTEGER;
 
-/// Keys the canonical form leaves out when their list is empty (a row's and an `add`'s
-/// dependencies, semantics 3); each is its struct's last field.
-const OMITTED_WHEN_EMPTY: &[&str] = &["after"];
+/// Keys the canonical form leaves out when they hold nothing, by struct: a row's and an
+/// `add`'s dependencies (semantics 3); a row's lease and fences, a claim's lease, a take's
+/// reclaim and an epoch's lease default (semantics 7). Each stands after every key that is
+/// always written.
+const OMITTED_WHEN_EMPTY: &[(&str, &str)] = &[
+    ("Row", "after"),
+    ("Row", "lease"),
+    ("Row", "fenced"),
+    ("AddArgs", "after"),
+    ("MoveArgs", "lease"),
+    ("TakeArgs", "lease"),
+    ("TakeArgs", "reclaim"),
+    ("EpochState", "leaseDefault"),
+];
+
+/// Whether `field` of struct `name` is left out when it holds nothing.
+fn omitted(name: &str, field: &str) -> bool {
+    OMITTED_WHEN_EMPTY.contains(&(name, field))
+}
 
 /// Deeper than any queue document; a cap so hostile nesting cannot exhaust the stack.
 const MAX_DEPTH: usize = 64;
@@ -74,6 +90,15 @@ impl<'de> Reader<'de> {
         } else {
             Err(Reject)
         }
+    }
+
+    /// Whether the member here is key `name` (its quotes and colon included).
+    fn at_key(&self, name: &str) -> bool {
+        let rest = &self.bytes[self.pos..];
+        rest.len() > name.len() + 2
+            && rest[0] == b'"'
+            && rest[1..].starts_with(name.as_bytes())
+            && rest[name.len() + 1..].starts_with(b"\":")
     }
 
     fn indent(&mut self, level: usize) -> Result<(), Reject> {
@@ -245,6 +270,7 @@ impl<'de> Str<'de> {
 
 struct Members<'a, 'de> {
     r: &'a mut Reader<'de>,
+    name: &'static str,
     fields: &'static [&'static str],
     next: usize,
     open: bool,
@@ -273,12 +299,19 @@ impl<'de> MapAccess<'de> for Members<'_, 'de> {
             // The object closed early: only trailing keys written when not empty may be absent.
             if self.fields[self.next..]
                 .iter()
-                .all(|f| OMITTED_WHEN_EMPTY.contains(f))
+                .all(|f| omitted(self.name, f))
             {
                 self.open = false;
                 return Ok(None);
             }
             return Err(Reject);
+        }
+        // Keys left out when empty are passed over until the key written here.
+        while omitted(self.name, self.fields[self.next]) && !self.r.at_key(self.fields[self.next]) {
+            self.next += 1;
+            if self.next == self.fields.len() {
+                return Err(Reject);
+            }
         }
         let name = self.fields[self.next];
         self.r.expect(b"\"")?;
@@ -404,7 +437,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Reject> {
@@ -415,6 +448,7 @@ impl<'de> de::Deserializer<'de> for &mut Reader<'de> {
         }
         let mut access = Members {
             r: self,
+            name,
             fields,
             next: 0,
             open,

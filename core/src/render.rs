@@ -399,6 +399,8 @@ mod tests {
                 note: if on(5) { text("a | note") } else { None },
                 blocked_reason: if on(6) { text("waiting | on CI") } else { None },
                 after: Vec::new(),
+                lease: None,
+                fenced: Vec::new(),
                 review: on(7).then(|| Review {
                     rounds: vec![round(1), round(2)],
                 }),

@@ -10,10 +10,11 @@ use alloc::vec::Vec;
 use crate::canon;
 use crate::ctx::Ctx;
 use crate::digest::sha256_hex;
-use crate::entry::{Args, EPOCH_SEMANTICS, Entry};
+use crate::entry::{Args, CURRENT_SEMANTICS, EPOCH_SEMANTICS, Entry};
 use crate::epoch::{EPOCH_OP_SUFFIX, EpochArgs, archive_path};
 use crate::error::ReplayError;
 use crate::file::{FORMAT_VERSION, QueueFile};
+use crate::lease::check_lease;
 use crate::model::Row;
 use crate::rules;
 use crate::state::State;
@@ -102,8 +103,15 @@ fn from_epoch(entry: &Entry, args: &EpochArgs) -> Result<State, ReplayError> {
         return Err(ReplayError::BodyHash { rev });
     }
     args.check(rev).map_err(bad)?;
-    if !(1..=EPOCH_SEMANTICS).contains(&args.state.semantics) {
+    if !(1..=CURRENT_SEMANTICS).contains(&args.state.semantics) {
         return Err(bad("its state's semantics is not one this build knows"));
+    }
+    if args
+        .state
+        .lease_default
+        .is_some_and(|l| check_lease(u64::from(l)).is_err())
+    {
+        return Err(bad("its state's default lease is out of bounds"));
     }
     if entry.receipt != epoch_receipt(&entry.op, rev, args.epoch) {
         return Err(ReplayError::Receipt {
@@ -264,6 +272,8 @@ fn rows_diff(file: &[Row], replayed: &[Row]) -> String {
             ("blockedReason", f.blocked_reason == r.blocked_reason),
             ("review", f.review == r.review),
             ("after", f.after == r.after),
+            ("lease", f.lease == r.lease),
+            ("fenced", f.fenced == r.fenced),
         ]
         .into_iter()
         .find(|(_, same)| !same)

@@ -18,21 +18,7 @@ pub struct Stale<'a> {
 
 /// The row an entry's arguments name; genesis names every row of its map.
 fn row_of(args: &Args) -> Option<u64> {
-    Some(match args {
-        Args::Genesis(_) | Args::AcceptHistory(_) | Args::Epoch(_) | Args::Archive(_) => {
-            return None;
-        }
-        Args::Add(a) => a.id,
-        Args::Move(a) => a.id,
-        Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => a.id,
-        Args::Assign(a) => a.id,
-        Args::Note(a) => a.id,
-        Args::Set(a) => a.id,
-        Args::ReviewOutcome(a) => a.id,
-        Args::ReviewResolve(a) => a.id,
-        Args::ReviewAbandon(a) => a.id,
-        Args::ReviewRecord(a) => a.id,
-    })
+    args.row()
 }
 
 /// Rows in progress or in review whose last entry (in log order) is at or before `cutoff`,

@@ -9,6 +9,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::entry::LEASE_SEMANTICS;
 use crate::epoch::{ArchiveArgs, EpochArgs, archived_in, archived_ranges, range_count};
 use crate::error::VerbError;
 use crate::model::{Row, Status};
@@ -68,6 +69,11 @@ pub struct State {
     archived: Vec<(u64, u64, u32)>,
     /// The smallest id `add` may give: the epoch's `nextId` (0 from genesis).
     id_floor: u64,
+    /// The lease a claim that gives none records (`lease-default`, semantics 7).
+    lease_default: Option<u32>,
+    /// Whether an entry under semantics 7 was applied (or the epoch started under it): every
+    /// later entry must carry 7 too.
+    pub(crate) leases: bool,
 }
 
 /// What a state started from an epoch entry knows of the cut.
@@ -105,6 +111,8 @@ impl State {
             epoch: None,
             archived: Vec::new(),
             id_floor: 0,
+            lease_default: None,
+            leases: false,
         }
     }
 
@@ -158,6 +166,8 @@ impl State {
             })),
             archived: archived_ranges(&args.archives),
             id_floor: st.next_id,
+            lease_default: st.lease_default,
+            leases: st.semantics >= LEASE_SEMANTICS,
         }
     }
 
@@ -222,6 +232,23 @@ impl State {
             c.touch(pos);
         }
         &mut self.rows[pos]
+    }
+
+    /// The lease a claim that gives none records: the queue's default, if one is in force.
+    pub fn lease_default(&self) -> Option<u32> {
+        self.lease_default
+    }
+
+    pub(crate) fn set_lease_default(&mut self, lease: Option<u32>) {
+        self.lease_default = lease;
+    }
+
+    /// Whether every row the row at `pos` waits on is done, from the index `take` keeps.
+    pub(crate) fn ready(&mut self, pos: usize) -> bool {
+        let (rows, index) = (&self.rows, &self.index);
+        self.candidates
+            .get_or_insert_with(|| Candidates::build(rows, index))
+            .ready(rows, pos)
     }
 
     /// What `take` claims for `seat`: `next::take_pick` over the rows, from the index.

@@ -277,6 +277,7 @@ fn to_review(text: &str) -> Command {
         manifest: Some(text.to_owned()),
         issue: None,
         evidence: None,
+        lease: None,
     })
 }
 

@@ -56,7 +56,7 @@ fn build() -> (Vec<u8>, Queue, Vec<Vec<u8>>) {
                 .map(drop),
             Some(sem) => step
                 .command
-                .normalize(queue.state(), queue.revision() + 1, &step.by)
+                .normalize(queue.state(), queue.revision() + 1, &step.by, &step.at)
                 .and_then(|a| queue.append_entry(a, &step.op, &step.by, &step.at, sem))
                 .map(drop),
         };

@@ -25,7 +25,7 @@ fn revisions(name: &str) -> (Vec<Vec<u8>>, Queue) {
             ),
             Some(sem) => step
                 .command
-                .normalize(queue.state(), queue.revision() + 1, &step.by)
+                .normalize(queue.state(), queue.revision() + 1, &step.by, &step.at)
                 .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
                 .is_ok(),
         };
@@ -755,7 +755,7 @@ fn step_on(queue: &mut Queue, step: &common::Step) -> Result<Outcome, VerbError>
         None => queue.execute(&step.command, &step.op, &step.by, &step.at),
         Some(sem) => step
             .command
-            .normalize(queue.state(), queue.revision() + 1, &step.by)
+            .normalize(queue.state(), queue.revision() + 1, &step.by, &step.at)
             .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
             .map(|receipt| Outcome::Applied {
                 rev: queue.revision(),
@@ -865,20 +865,24 @@ fn epoch_and_archive_entries_are_refused_anywhere_else() {
     );
     let reserved = q.append_entry(epoch, "lead-cut-0004.epoch", "lead", AT, 6);
     assert_eq!(reserved.unwrap_err().kind(), "reserved-op");
-    // An archive entry in a log that starts at genesis: semantics 6 is unknown there, and
-    // under 5 it is refused as no cut writes it.
+    // An archive entry in a log that starts at genesis: semantics 6 is unknown there, under
+    // 5 it is refused as no cut writes it, and under 7 as no epoch entry stands before it.
     let mut g = genesis();
     let refused = g.append_entry(last.args.clone(), "lead-cut-0005", "lead", AT, 6);
     assert_eq!(
         refused.unwrap_err(),
         VerbError::UnknownSemantics {
             semantics: 6,
-            current: 5
+            current: 7
         }
     );
     assert_eq!(
-        why(g.append_entry(last.args, "lead-cut-0005", "lead", AT, 5)),
-        "an archive entry is written under semantics 6"
+        why(g.append_entry(last.args.clone(), "lead-cut-0005", "lead", AT, 5)),
+        "an archive entry is written under semantics 6 (7 in a queue that reached 7)"
+    );
+    assert_eq!(
+        why(g.append_entry(last.args, "lead-cut-0005", "lead", AT, 7)),
+        "an archive entry follows the epoch entry it pins; this log has none"
     );
     assert_eq!(q.to_bytes(), cut.to_bytes());
 }

@@ -66,6 +66,7 @@ fn queue_with_row_in(from: Status, owner: Option<&str>) -> Queue {
             manifest: None,
             issue: None,
             evidence: None,
+            lease: None,
         });
         q.execute(&cmd, "setup-review", owner.unwrap(), AT).unwrap();
     }
@@ -86,6 +87,7 @@ fn move_cmd(from: Status, to: Status) -> Command {
             round: 1,
             candidate: CANDIDATE.into(),
         }),
+        lease: None,
     })
 }
 

@@ -7,10 +7,13 @@ mod common;
 use std::sync::OnceLock;
 
 use mosaic_queue_core::{
-    AbandonCmd, AssignArgs, Command, Evidence, IdArgs, MoveArgs, NewRow, NoteArgs, Outcome, Queue,
-    RecordArgs, ResolveArgs, Row, SetArgs, SetField, SetValue, Status, TakeCmd, VerdictKind,
+    AbandonCmd, AssignArgs, Command, Evidence, IdArgs, LeaseDefaultArgs, MoveArgs, NewRow,
+    NoteArgs, Outcome, Queue, ReclaimCmd, RecordArgs, ResolveArgs, Row, SetArgs, SetField,
+    SetValue, Status, TakeCmd, VerdictKind,
     internal::matrix::{RULES, Via, Who},
-    parse_queue, to_canonical,
+    parse_queue,
+    signs::Signs,
+    to_canonical,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -143,10 +146,10 @@ fn move_() -> impl Strategy<Value = Command> {
             digest(),
             prop::option::weighted(0.4, prop::sample::select(ISSUES)),
         ),
-        (evidence(), prop::bool::weighted(0.1)),
+        (evidence(), prop::bool::weighted(0.1), lease()),
     )
         .prop_map(
-            |((id, to, reason), (candidate, issue), (evidence, sloppy))| {
+            |((id, to, reason), (candidate, issue), (evidence, sloppy, lease))| {
                 let review = to == Status::InReview;
                 let args = if sloppy {
                     MoveArgs {
@@ -157,6 +160,7 @@ fn move_() -> impl Strategy<Value = Command> {
                         manifest: None,
                         issue,
                         evidence: Some(evidence),
+                        lease,
                     }
                 } else {
                     MoveArgs {
@@ -170,6 +174,7 @@ fn move_() -> impl Strategy<Value = Command> {
                         manifest: None,
                         issue: issue.filter(|_| review),
                         evidence: (to == Status::Done).then_some(evidence),
+                        lease: lease.filter(|_| to == Status::InProgress),
                     }
                 };
                 Command::Move(args)
@@ -222,7 +227,45 @@ fn command() -> impl Strategy<Value = Command> {
         2 => (row_id(), prop::option::of(text())).prop_map(|(id, text)| Command::Note(NoteArgs { id, text })),
         3 => set(),
         3 => review(),
-        2 => Just(Command::Take(TakeCmd {})),
+        2 => Just(Command::Take(TakeCmd::default())),
+        4 => leases(),
+    ]
+}
+
+/// A lease in seconds: mostly none, else a minute (which a few quiet steps outlast), an
+/// hour, or one out of bounds.
+fn lease() -> impl Strategy<Value = Option<u32>> {
+    prop::option::weighted(
+        0.3,
+        prop::sample::select(&[60u32, 90, 3_600, 59, 86_401][..]),
+    )
+}
+
+/// A heartbeat stamp: early in the run, late in it, ahead of any step, or not a time.
+fn stamp() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => (0..120usize).prop_map(at),
+        1 => Just(String::from("2099-01-01T00:00:00.000Z")),
+        1 => Just(String::from("not a time")),
+    ]
+}
+
+/// The verbs of semantics 7: takes with a lease and the heartbeats of some seats (so that
+/// claims expire and are reclaimed), the default lease, and privileged reclaims.
+fn leases() -> impl Strategy<Value = Command> {
+    let beats = prop::collection::vec((seat(), stamp()), 0..4).prop_map(|beats| {
+        beats
+            .iter()
+            .fold(Signs::none(), |signs, (seat, at)| signs.with(seat, at))
+    });
+    prop_oneof![
+        4 => (lease(), prop::bool::weighted(0.2), beats).prop_map(|(lease, no_reclaim, heartbeats)| {
+            Command::Take(TakeCmd { lease, no_reclaim, heartbeats })
+        }),
+        2 => lease().prop_map(|lease| Command::LeaseDefault(LeaseDefaultArgs { lease })),
+        1 => (row_id(), text(), prop::option::of(stamp())).prop_map(|(id, reason, heartbeat)| {
+            Command::Reclaim(ReclaimCmd { id, reason, heartbeat })
+        }),
     ]
 }
 
@@ -341,7 +384,11 @@ fn row_of(command: &Command) -> Option<u64> {
         Command::ReviewResolve(a) => Some(a.id),
         Command::ReviewAbandon(a) => Some(a.id),
         Command::ReviewRecord(a) => Some(a.id),
-        Command::Add(_) | Command::AcceptHistory(_) | Command::Take(_) => None,
+        Command::Reclaim(a) => Some(a.id),
+        Command::Add(_)
+        | Command::AcceptHistory(_)
+        | Command::Take(_)
+        | Command::LeaseDefault(_) => None,
     }
 }
 
@@ -377,8 +424,15 @@ fn resolve(plan: &Plan, queue: &Queue, done: &[Step]) -> Option<Step> {
     }
 }
 
+/// Step `i`'s time: 30 seconds apart, so that a lease of a minute runs out within a run.
 fn at(i: usize) -> String {
-    format!("2026-11-29T11:{:02}:{:02}.000Z", i / 60, i % 60)
+    let s = 30 * i;
+    format!(
+        "2026-11-29T{:02}:{:02}:{:02}.000Z",
+        11 + s / 3_600,
+        s / 60 % 60,
+        s % 60
+    )
 }
 
 /// A step that wrote an entry, with what it printed.

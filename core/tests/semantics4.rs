@@ -94,6 +94,7 @@ fn to_review(text: &str) -> MoveArgs {
         manifest: Some(text.to_owned()),
         issue: None,
         evidence: None,
+        lease: None,
     }
 }
 

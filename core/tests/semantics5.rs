@@ -76,7 +76,9 @@ fn with_chain(q: Queue, first: u64, last: u64) -> Queue {
         let op = format!("lead-add-{id}");
         let mut entry = file.log.last().unwrap().clone();
         let after = if id == first { vec![] } else { vec![id - 1] };
-        let args = add(&after).normalize(&state, rev, "lead").unwrap();
+        let args = add(&after)
+            .normalize(&state, rev, "lead", "2026-11-30T09:00:00.000Z")
+            .unwrap();
         let ctx = Ctx {
             rev,
             op: &op,

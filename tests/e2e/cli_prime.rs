@@ -62,6 +62,7 @@ fn to(id: u64, status: Status, candidate: Option<String>) -> Command {
         manifest: None,
         issue: None,
         evidence: None,
+        lease: None,
     })
 }
 

@@ -217,7 +217,7 @@ pub fn apply(
             }
         },
         Some(semantics) => {
-            let args = command.normalize(queue.state(), queue.revision() + 1, by)?;
+            let args = command.normalize(queue.state(), queue.revision() + 1, by, at)?;
             (
                 queue.append_entry(args, op, by, at, semantics)?,
                 false,

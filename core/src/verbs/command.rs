@@ -8,12 +8,14 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::{
-    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, IdArgs, MoveArgs, NoteArgs,
-    OutcomeArgs, RecordArgs, ResolveArgs, SetArgs, SetValue, Verb,
+    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, IdArgs, LeaseDefaultArgs, MoveArgs,
+    NoteArgs, OutcomeArgs, ReclaimArgs, Reclaimed, RecordArgs, ResolveArgs, SetArgs, SetValue,
+    TakeArgs, Verb,
 };
-use crate::error::VerbError;
-use crate::model::{Status, Witness};
-use crate::next;
+use crate::error::{ClaimError, VerbError};
+use crate::liveness::{Claim, Heartbeat, Signs, judge};
+use crate::model::{Row, Status, Witness};
+use crate::next::{self, Pick};
 use crate::state::State;
 
 /// A change as a caller asks for it, before normalization. Mirrors `Args`, except that `add`
@@ -34,14 +36,19 @@ pub enum Command {
     ReviewResolve(ResolveArgs),
     ReviewAbandon(AbandonCmd),
     ReviewRecord(RecordArgs),
-    /// Claim the row `next` names for the actor (semantics 3).
+    /// Claim the row `next` names for the actor (semantics 3), reclaiming another seat's
+    /// expired claim when `next` names one (semantics 7).
     Take(TakeCmd),
+    /// Set or clear the queue's default lease (semantics 7).
+    LeaseDefault(LeaseDefaultArgs),
+    /// End a claim at once: the lead, jason or sage (semantics 7).
+    Reclaim(ReclaimCmd),
 }
 
 /// The verbs a `Command` names, as it spells them and in its order (every verb but genesis),
 /// built from `Verb::as_str`: what a reader of command JSON lists for an unknown verb.
-pub const COMMAND_VERBS: [&str; 13] = {
-    let mut out = [""; 13];
+pub const COMMAND_VERBS: [&str; 15] = {
+    let mut out = [""; 15];
     let mut i = 0;
     while i < out.len() {
         out[i] = Verb::ALL[i + 1].as_str();
@@ -50,10 +57,33 @@ pub const COMMAND_VERBS: [&str; 13] = {
     out
 };
 
-/// `take`: no arguments; the row is the one `next` names for the actor when it is written.
+/// `take`: the row is the one `next` names for the actor when it is written, judged with the
+/// heartbeats the host read at the entry's time. `TakeCmd::default()` gives no lease (the
+/// queue's default applies), allows a reclaim and knows no heartbeat, so it never reclaims.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct TakeCmd {}
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TakeCmd {
+    /// The claim's lease in seconds (`--lease 2h` read by `parse_lease`); none takes the
+    /// queue's default.
+    #[serde(default)]
+    pub lease: Option<u32>,
+    /// `take --no-reclaim`: queued rows only, never another seat's expired claim.
+    #[serde(default)]
+    pub no_reclaim: bool,
+    /// The heartbeats the host read, by seat.
+    #[serde(default)]
+    pub heartbeats: Signs,
+}
+
+/// `reclaim ID --reason TEXT`, with the holder's heartbeat the host read (`None`: unknown).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReclaimCmd {
+    pub id: u64,
+    pub reason: String,
+    #[serde(default)]
+    pub heartbeat: Option<String>,
+}
 
 /// `review abandon ID OP --reason TEXT --yes`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -125,12 +155,21 @@ impl Command {
             Command::ReviewAbandon(_) => Verb::ReviewAbandon,
             Command::ReviewRecord(_) => Verb::ReviewRecord,
             Command::Take(_) => Verb::Take,
+            Command::LeaseDefault(_) => Verb::LeaseDefault,
+            Command::Reclaim(_) => Verb::Reclaim,
         }
     }
 
     /// The entry arguments this command becomes at revision `rev` of `state` when `by` gives
-    /// it (`take` names the row `next` gives `by`).
-    pub fn normalize(&self, state: &State, rev: u64, by: &str) -> Result<Args, VerbError> {
+    /// it at `at` (`take` names the row `next` gives `by`, judged at `at`; a claim without a
+    /// lease takes the queue's default).
+    pub fn normalize(
+        &self,
+        state: &State,
+        rev: u64,
+        by: &str,
+        at: &str,
+    ) -> Result<Args, VerbError> {
         Ok(match self {
             Command::Add(n) => Args::Add(Box::new(AddArgs {
                 id: state.next_id(),
@@ -146,6 +185,7 @@ impl Command {
             })),
             Command::Move(m) => Args::Move(Box::new(MoveArgs {
                 reason: non_empty(&m.reason),
+                lease: m.lease.or_else(|| default_lease(state, m)),
                 ..m.clone()
             })),
             Command::Release(a) => Args::Release(a.clone()),
@@ -192,34 +232,105 @@ impl Command {
                 }))
             }
             Command::ReviewRecord(a) => Args::ReviewRecord(Box::new(a.clone())),
-            Command::Take(_) => match next::take_pick(&state.rows, by) {
-                next::Pick::Row(id) => Args::Take(IdArgs { id }),
-                _ => {
-                    return Err(VerbError::NothingToTake {
-                        seat: String::from(by),
-                    });
-                }
-            },
+            Command::Take(t) => take(state, t, by, at)?,
+            Command::LeaseDefault(a) => Args::LeaseDefault(a.clone()),
+            Command::Reclaim(r) => reclaim(state, r, at)?,
         })
     }
 
     /// Whether a recorded entry's arguments are this command's: the retry test. The parts
     /// assigned at write time (add's id, accept-history's revision) are taken from the record.
     pub fn matches(&self, recorded: &Args, state: &State, by: &str) -> bool {
-        // A take's row is whatever `next` named when it was written; the queue has moved on.
-        if let Command::Take(_) = self {
-            return matches!(recorded, Args::Take(_));
+        // A take's row is whatever `next` named when it was written, and a reclaim's holder and
+        // signs whatever held then; the queue has moved on.
+        match (self, recorded) {
+            (Command::Take(_), _) => return matches!(recorded, Args::Take(_)),
+            (Command::Reclaim(c), Args::Reclaim(r)) => return c.id == r.id && c.reason == r.reason,
+            _ => {}
         }
-        let Ok(mut mine) = self.normalize(state, 0, by) else {
+        let Ok(mut mine) = self.normalize(state, 0, by, "") else {
             return false;
         };
-        match (&mut mine, recorded) {
-            (Args::Add(m), Args::Add(r)) => m.id = r.id,
-            (Args::AcceptHistory(m), Args::AcceptHistory(r)) => m.new_revision = r.new_revision,
+        match (self, &mut mine, recorded) {
+            (_, Args::Add(m), Args::Add(r)) => m.id = r.id,
+            (_, Args::AcceptHistory(m), Args::AcceptHistory(r)) => m.new_revision = r.new_revision,
+            // A move given no lease recorded the default in force when it was written.
+            (Command::Move(c), Args::Move(m), Args::Move(r)) if c.lease.is_none() => {
+                m.lease = r.lease
+            }
             _ => {}
         }
         &mine == recorded
     }
+}
+
+/// The queue's default lease for a move into in-progress that gives none, when the row will
+/// have a holder after it (its owner, or the seat that claims an unowned queued row).
+fn default_lease(state: &State, m: &MoveArgs) -> Option<u32> {
+    let row = state.row(m.id).ok()?;
+    let held = row.owner.is_some() || row.status == Status::Queued;
+    (m.to == Status::InProgress && held)
+        .then(|| state.lease_default())
+        .flatten()
+}
+
+/// `take`'s arguments: the row `take_pick_with` names, the lease given (within bounds) or the
+/// default, and for another seat's expired claim what ends it.
+fn take(state: &State, t: &TakeCmd, by: &str, at: &str) -> Result<Args, VerbError> {
+    let lease = match t.lease {
+        Some(seconds) => Some(crate::lease::check_lease(u64::from(seconds))?),
+        None => state.lease_default(),
+    };
+    let (id, reclaim) =
+        match next::take_pick_with(&state.rows, by, &t.heartbeats, at, !t.no_reclaim) {
+            Pick::Row(id) => (id, None),
+            Pick::Reclaim(id) => (id, Some(reclaimed(state.row(id)?, &t.heartbeats, at)?)),
+            Pick::Held(_) | Pick::Nothing => {
+                return Err(VerbError::NothingToTake {
+                    seat: String::from(by),
+                });
+            }
+        };
+    Ok(Args::Take(Box::new(TakeArgs { id, lease, reclaim })))
+}
+
+/// What a take records of the expired claim on `row` it ends.
+fn reclaimed(row: &Row, signs: &Signs, at: &str) -> Result<Reclaimed, VerbError> {
+    let no_claim = || ClaimError::NoClaim {
+        id: row.id,
+        status: row.status,
+    };
+    let claim = Claim::of(row).ok_or_else(no_claim)?;
+    let judged = judge(&claim, &signs.heartbeat(claim.holder), at);
+    match (judged.last_sign, claim.lease) {
+        (Some(seen), Some(lease)) => Ok(Reclaimed {
+            from: String::from(claim.holder),
+            seen,
+            lease,
+        }),
+        _ => Err(no_claim().into()),
+    }
+}
+
+/// `reclaim`'s arguments: the claim on the row as it stands, its last sign of life judged
+/// with the heartbeat the host read at `at`.
+fn reclaim(state: &State, r: &ReclaimCmd, at: &str) -> Result<Args, VerbError> {
+    let row = state.open_row(r.id)?;
+    let claim = Claim::of(row).ok_or(ClaimError::NoClaim {
+        id: r.id,
+        status: row.status,
+    })?;
+    let heartbeat = r
+        .heartbeat
+        .as_ref()
+        .map_or(Heartbeat::Unknown, |t| Heartbeat::At(t.clone()));
+    Ok(Args::Reclaim(Box::new(ReclaimArgs {
+        id: r.id,
+        from: String::from(claim.holder),
+        seen: judge(&claim, &heartbeat, at).last_sign,
+        lease: claim.lease,
+        reason: r.reason.clone(),
+    })))
 }
 
 fn non_empty(text: &Option<String>) -> Option<String> {

@@ -6,9 +6,11 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::claims;
 use crate::ctx::{Ctx, not_allowed};
-use crate::entry::{IdArgs, REACH_SEMANTICS};
+use crate::entry::{REACH_SEMANTICS, Reclaimed, TakeArgs};
 use crate::error::VerbError;
+use crate::lease::lease_text;
 use crate::matrix::{self, Via};
 use crate::model::Status;
 use crate::next::Pick;
@@ -21,28 +23,19 @@ const ENDS: usize = 4;
 
 pub(super) fn take(
     state: &mut State,
-    a: &IdArgs,
+    a: &TakeArgs,
     ctx: &Ctx,
     out: &mut String,
 ) -> Result<(), VerbError> {
+    if let Some(r) = &a.reclaim {
+        return take_expired(state, a, r, ctx, out);
+    }
     let named = match state.take_pick(ctx.by) {
         Pick::Row(id) => Some(id),
-        Pick::Held(_) | Pick::Nothing => None,
+        Pick::Held(_) | Pick::Reclaim(_) | Pick::Nothing => None,
     };
     if named != Some(a.id) {
-        let mut next = String::new();
-        match named {
-            Some(id) => {
-                next.push_str("row ");
-                push_number(&mut next, id);
-            }
-            None => next.push_str("nothing to take"),
-        }
-        return Err(VerbError::NotNext {
-            id: a.id,
-            seat: String::from(ctx.by),
-            next,
-        });
+        return Err(not_next(a.id, ctx.by, named));
     }
     let pos = state.open_pos(a.id)?;
     let row = &state.rows[pos];
@@ -58,18 +51,83 @@ pub(super) fn take(
         let action = alloc::format!("take row {}", a.id);
         return Err(not_allowed(ctx, action, rule.who.describe()));
     }
+    let lease = claims::lease_from(a.lease, ctx)?;
     let from = row.status;
-    let row = state.row_mut(pos);
-    row.owner = Some(String::from(ctx.by));
-    row.status = Status::InProgress;
-    row.blocked_reason = None;
+    claims::take_over(state, pos, lease, ctx);
     state.set_move_reason(a.id, None);
     out.push_str("take ");
     push_number(out, a.id);
     out.push(' ');
     out.push_str(from.as_str());
     out.push_str(" -> in-progress");
+    push_lease(out, a.lease);
     Ok(())
+}
+
+/// A take that ends another seat's expired claim (semantics 7): what the log proves of the
+/// expiry (`claims::check_expired`), and `next`'s order as far as the log knows it: the seat
+/// has no row of its own that `next` names first, no queued row free for it stands before
+/// this one, and the row waits on nothing not done. Rows before it whose claims the log shows
+/// expired may have been live by their heartbeats, so they do not count against it.
+fn take_expired(
+    state: &mut State,
+    a: &TakeArgs,
+    r: &Reclaimed,
+    ctx: &Ctx,
+    out: &mut String,
+) -> Result<(), VerbError> {
+    let pos = state.open_pos(a.id)?;
+    claims::check_expired(&state.rows[pos], r, ctx)?;
+    let first = match state.take_pick(ctx.by) {
+        Pick::Held(id) => Some(id),
+        Pick::Row(id) => {
+            let p = state.pos(id)?;
+            let own = state.rows[p].owner.as_deref() == Some(ctx.by);
+            (own || p < pos).then_some(id)
+        }
+        Pick::Reclaim(_) | Pick::Nothing => None,
+    };
+    if first.is_some() || !state.ready(pos) {
+        return Err(not_next(a.id, ctx.by, first));
+    }
+    let lease = claims::lease_from(a.lease, ctx)?;
+    claims::take_over(state, pos, lease, ctx);
+    state.set_move_reason(a.id, None);
+    out.push_str("take ");
+    push_number(out, a.id);
+    out.push_str(" reclaimed from ");
+    out.push_str(&r.from);
+    out.push_str(" (last sign of life ");
+    out.push_str(&r.seen);
+    out.push_str(", lease ");
+    out.push_str(&lease_text(r.lease));
+    out.push(')');
+    push_lease(out, a.lease);
+    Ok(())
+}
+
+/// A claim's lease at the end of its receipt: `, lease 2h`.
+pub(super) fn push_lease(out: &mut String, lease: Option<u32>) {
+    if let Some(seconds) = lease {
+        out.push_str(", lease ");
+        out.push_str(&lease_text(seconds));
+    }
+}
+
+fn not_next(id: u64, seat: &str, named: Option<u64>) -> VerbError {
+    let mut next = String::new();
+    match named {
+        Some(id) => {
+            next.push_str("row ");
+            push_number(&mut next, id);
+        }
+        None => next.push_str("nothing to take"),
+    }
+    VerbError::NotNext {
+        id,
+        seat: String::from(seat),
+        next,
+    }
 }
 
 /// Checks a dependency list for row `id`: ascending without repeats, and every row there.
@@ -216,6 +274,8 @@ mod tests {
             blocked_reason: None,
             review: None,
             after: after.to_vec(),
+            lease: None,
+            fenced: Vec::new(),
         }
     }
 

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::check::{check_issues, check_opt_text, check_seats};
 use super::command::AT_MOST_ONCE_NOTICE;
-use super::coord;
+use super::{claims, coord};
 use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{AcceptHistoryArgs, AddArgs, AssignArgs, NoteArgs, SetArgs, SetField, SetValue};
 use crate::error::{VerbError, issue_list};
@@ -71,6 +71,8 @@ pub(super) fn add(
         blocked_reason: None,
         review: None,
         after: a.after.clone(),
+        lease: None,
+        fenced: Vec::new(),
     });
     out.push_str("add ");
     push_number(out, a.id);
@@ -93,6 +95,7 @@ pub(super) fn assign(
     let pos = state.open_pos(a.id)?;
     a.owner
         .clone_into(state.row_mut(pos).owner.get_or_insert_default());
+    claims::given(state, pos, &a.owner, ctx);
     out.push_str("assign ");
     push_number(out, a.id);
     out.push(' ');

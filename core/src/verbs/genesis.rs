@@ -101,6 +101,8 @@ pub(super) fn genesis_rows(map: &[MapRow]) -> Vec<Row> {
             blocked_reason: None,
             review: None,
             after: Vec::new(),
+            lease: None,
+            fenced: Vec::new(),
         })
         .collect()
 }

@@ -5,6 +5,7 @@
 //! `review`), and none of them imports from here.
 
 mod check;
+mod claims;
 pub(crate) mod command;
 mod coord;
 mod cut;
@@ -19,14 +20,17 @@ use crate::admission;
 use crate::ctx::Ctx;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, EPOCH_SEMANTICS, HARDENED_SEMANTICS,
+    LEASE_SEMANTICS,
 };
-use crate::error::VerbError;
+use crate::error::{ClaimError, VerbError};
 use crate::render::push_number;
 use crate::review::{attempts, verdicts};
 use crate::rules;
 use crate::state::State;
 
-pub use command::{AbandonCmd, AcceptHistoryCmd, COMMAND_VERBS, Command, NewRow, TakeCmd};
+pub use command::{
+    AbandonCmd, AcceptHistoryCmd, COMMAND_VERBS, Command, NewRow, ReclaimCmd, TakeCmd,
+};
 
 /// Applies one entry's arguments. On success the state moves to `ctx.rev` and the receipt is
 /// returned; on refusal the state is untouched.
@@ -51,36 +55,8 @@ pub(crate) fn apply_into(
     rules::check_actor(ctx.by)?;
     rules::check_timestamp(ctx.at)?;
     numbers::args(args)?;
-    // Semantics 6 exists only after a cut: a log that starts at genesis is held to 5.
-    let newest = if state.seed().is_some() {
-        EPOCH_SEMANTICS
-    } else {
-        CURRENT_SEMANTICS
-    };
-    if !(1..=newest).contains(&ctx.semantics) {
-        return Err(VerbError::UnknownSemantics {
-            semantics: ctx.semantics,
-            current: newest,
-        });
-    }
-    if ctx.semantics >= EPOCH_SEMANTICS && !matches!(args, Args::ReviewOutcome(_)) {
-        rules::check_op(ctx.op)?;
-    }
-    // A semantics 4 entry was held to the rules for new entries when it was written; one that
-    // breaks them was written by hand.
-    if ctx.semantics >= HARDENED_SEMANTICS {
-        admission::check(args, ctx.op)?;
-    }
-    if ctx.semantics < COORDINATION_SEMANTICS && args.uses_coordination() {
-        return Err(VerbError::NeedsSemantics3 {
-            what: if matches!(args, Args::Take(_)) {
-                "take"
-            } else {
-                "a dependency between rows"
-            },
-            semantics: ctx.semantics,
-        });
-    }
+    check_semantics(state, args, ctx)?;
+    claims::check_fence(state, args, ctx)?;
     receipt.clear();
     receipt.push_str("ok ");
     receipt.push_str(ctx.op);
@@ -103,6 +79,8 @@ pub(crate) fn apply_into(
         Args::ReviewAbandon(a) => attempts::abandon(state, a, ctx, receipt)?,
         Args::ReviewRecord(a) => verdicts::record(state, a, ctx, receipt)?,
         Args::Take(a) => coord::take(state, a, ctx, receipt)?,
+        Args::LeaseDefault(a) => claims::lease_default(state, a, ctx, receipt)?,
+        Args::Reclaim(a) => claims::reclaim(state, a, ctx, receipt)?,
         Args::Archive(a) => cut::archive(state, a, ctx, receipt)?,
         // Replay starts from it; anywhere else in a log it is refused.
         Args::Epoch(_) => {
@@ -111,6 +89,52 @@ pub(crate) fn apply_into(
             });
         }
     }
+    claims::logged_sign(state, args, ctx);
+    state.leases |= ctx.semantics >= LEASE_SEMANTICS;
     state.revision = ctx.rev;
+    Ok(())
+}
+
+/// The semantics an entry is under, checked against what it holds and what came before it:
+/// one this build knows (6 only in a cut log), the rules it brought for what it carries, and
+/// never below 7 once the log reached 7.
+fn check_semantics(state: &State, args: &Args, ctx: &Ctx) -> Result<(), VerbError> {
+    let cut = state.seed().is_some();
+    if !(1..=CURRENT_SEMANTICS).contains(&ctx.semantics)
+        || (ctx.semantics == EPOCH_SEMANTICS && !cut)
+    {
+        return Err(VerbError::UnknownSemantics {
+            semantics: ctx.semantics,
+            current: CURRENT_SEMANTICS,
+        });
+    }
+    if ctx.semantics >= EPOCH_SEMANTICS && !matches!(args, Args::ReviewOutcome(_)) {
+        rules::check_op(ctx.op)?;
+    }
+    // A semantics 4 entry was held to the rules for new entries when it was written; one that
+    // breaks them was written by hand.
+    if ctx.semantics >= HARDENED_SEMANTICS {
+        admission::check(args, ctx.op)?;
+    }
+    if ctx.semantics < COORDINATION_SEMANTICS && args.uses_coordination() {
+        return Err(VerbError::NeedsSemantics3 {
+            what: if matches!(args, Args::Take(_)) {
+                "take"
+            } else {
+                "a dependency between rows"
+            },
+            semantics: ctx.semantics,
+        });
+    }
+    if ctx.semantics < LEASE_SEMANTICS {
+        if let Some(what) = args.uses_leases() {
+            let semantics = ctx.semantics;
+            return Err(ClaimError::NeedsSemantics7 { what, semantics }.into());
+        }
+        if state.leases {
+            let semantics = ctx.semantics;
+            return Err(ClaimError::SemanticsDropped { semantics }.into());
+        }
+    }
     Ok(())
 }

@@ -6,9 +6,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::{claims, coord};
 use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{HARDENED_SEMANTICS, IdArgs, MoveArgs};
-use crate::error::ReviewError;
+use crate::error::{ClaimError, ReviewError};
 use crate::error::{VerbError, issue_list};
 use crate::matrix::{self, Needs, Via};
 use crate::model::{Review, Round, Row, Status};
@@ -43,6 +44,22 @@ pub(super) fn move_row(
         return Err(not_allowed(ctx, action, rule.who.describe()));
     }
     check_flags(a, from)?;
+    let claim = row.owner.is_none() && rule.who == matrix::Who::OwnerOrClaimer;
+    let lease = match a.lease {
+        Some(_) if a.to != Status::InProgress => {
+            return Err(ClaimError::LeaseNotClaim {
+                what: "a move that is not into in-progress",
+            }
+            .into());
+        }
+        Some(_) if row.owner.is_none() && !claim => {
+            return Err(ClaimError::LeaseNotClaim {
+                what: "a move that leaves the row without an owner",
+            }
+            .into());
+        }
+        seconds => claims::lease_from(seconds, ctx)?,
+    };
     let mut new_round = None;
     match rule.needs {
         Needs::Nothing => {}
@@ -53,7 +70,6 @@ pub(super) fn move_row(
         Needs::Candidate => new_round = Some(check_round_opens(row, a, ctx)?),
         Needs::Approval => check_round_closes(row, a, ctx)?,
     }
-    let claim = row.owner.is_none() && rule.who == matrix::Who::OwnerOrClaimer;
     // Every check has passed: nothing below may refuse.
     let row = state.row_mut(pos);
     let mut requested_on = None;
@@ -69,6 +85,7 @@ pub(super) fn move_row(
         row.blocked_reason = None;
     }
     row.status = a.to;
+    row.lease = lease;
     let rounds = row.review.as_ref().map_or(0, |r| r.rounds.len());
     let reason = match a.to {
         Status::Blocked => None,
@@ -89,6 +106,7 @@ pub(super) fn move_row(
         out.push_str(" request on #");
         push_number(out, issue);
     }
+    coord::push_lease(out, a.lease);
     Ok(())
 }
 
@@ -135,6 +153,7 @@ pub(super) fn release(
     let row = state.row_mut(pos);
     row.status = Status::Queued;
     row.owner = None;
+    row.lease = None;
     state.set_move_reason(a.id, None);
     out.push_str("release ");
     push_number(out, a.id);

@@ -55,7 +55,8 @@ pub(crate) fn command(cmd: &Command) -> Result<(), VerbError> {
             each("issue", &n.issues)?;
             each("row id", &n.after)
         }
-        Command::Take(_) => Ok(()),
+        Command::Take(_) | Command::LeaseDefault(_) => Ok(()),
+        Command::Reclaim(r) => check("row id", r.id),
         Command::Move(m) => {
             check("row id", m.id)?;
             if let Some(i) = m.issue {
@@ -97,6 +98,8 @@ pub(crate) fn args(args: &Args) -> Result<(), VerbError> {
             each("row id", &a.after)
         }
         Args::Take(a) => check("row id", a.id),
+        Args::Reclaim(a) => check("row id", a.id),
+        Args::LeaseDefault(_) => Ok(()),
         // Its numbers are the reader's to bound; the epoch check holds the rest.
         Args::Epoch(_) => Ok(()),
         Args::Archive(a) => {

@@ -79,7 +79,7 @@ pub fn run(sc: &Scenario) -> Queue {
             None => queue.execute(&step.command, &step.op, &step.by, &step.at),
             Some(sem) => step
                 .command
-                .normalize(queue.state(), queue.revision() + 1, &step.by)
+                .normalize(queue.state(), queue.revision() + 1, &step.by, &step.at)
                 .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
                 .map(|receipt| Outcome::Applied {
                     rev: queue.revision(),

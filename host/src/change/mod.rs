@@ -77,7 +77,7 @@ pub fn take(op: &str, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
 /// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too. The
 /// receipt object carries `current`, the row taken as it now stands.
 pub fn take_in(paths: &Paths, op: &str, by: &str, reply: &mut dyn Reply) -> Replied {
-    let take = Command::Take(TakeCmd {});
+    let take = Command::Take(TakeCmd::default());
     let (outcome, queue) =
         session::change(World::real(), paths, &take, op, by, acknowledge(reply, op))?;
     match outcome {

@@ -148,6 +148,7 @@ fn move_args(
         manifest,
         issue,
         evidence: evidence.as_deref().map(values::evidence).transpose()?,
+        lease: None,
     })
 }
 

@@ -3,22 +3,10 @@
 use mosaic_queue_core::{Args, Entry, Row, Verb};
 use serde::Serialize;
 
-/// The row a log entry touched: every verb's arguments name it but genesis, accept-history
-/// and the two entries of a cut.
+/// The row a log entry touched: every verb's arguments name it but genesis, accept-history,
+/// the default lease and the two entries of a cut.
 pub fn entry_row(args: &Args) -> Option<u64> {
-    match args {
-        Args::Genesis(_) | Args::AcceptHistory(_) | Args::Epoch(_) | Args::Archive(_) => None,
-        Args::Add(a) => Some(a.id),
-        Args::Move(a) => Some(a.id),
-        Args::Release(a) | Args::ReviewRequest(a) | Args::Take(a) => Some(a.id),
-        Args::Assign(a) => Some(a.id),
-        Args::Note(a) => Some(a.id),
-        Args::Set(a) => Some(a.id),
-        Args::ReviewOutcome(a) => Some(a.id),
-        Args::ReviewResolve(a) => Some(a.id),
-        Args::ReviewAbandon(a) => Some(a.id),
-        Args::ReviewRecord(a) => Some(a.id),
-    }
+    args.row()
 }
 
 /// A log entry's receipt as `--json` prints it; `recorded` when the op was already in the log

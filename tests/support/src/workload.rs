@@ -214,6 +214,7 @@ impl Sim {
                 manifest: None,
                 issue: None,
                 evidence: None,
+                lease: None,
             })
         };
         let (cmd, by, kind) = match (row.status, owner.as_deref()) {

@@ -181,6 +181,8 @@ fn variant(verb: usize, text: &str) -> Result<Command, serde_json::Error> {
         "review-abandon" => Command::ReviewAbandon(serde_json::from_slice(bytes)?),
         "review-record" => Command::ReviewRecord(serde_json::from_slice(bytes)?),
         "take" => Command::Take(serde_json::from_slice(bytes)?),
+        "lease-default" => Command::LeaseDefault(serde_json::from_slice(bytes)?),
+        "reclaim" => Command::Reclaim(serde_json::from_slice(bytes)?),
         other => return Err(de::Error::unknown_variant(other, VERBS)),
     })
 }

@@ -130,7 +130,7 @@ fn states(name: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
                 .is_ok(),
             Some(sem) => step
                 .command
-                .normalize(queue.state(), queue.revision() + 1, &step.by)
+                .normalize(queue.state(), queue.revision() + 1, &step.by, &step.at)
                 .and_then(|args| queue.append_entry(args, &step.op, &step.by, &step.at, sem))
                 .is_ok(),
         };

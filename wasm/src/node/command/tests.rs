@@ -305,8 +305,8 @@ fn an_array_too_long_is_counted_where_it_is() {
             "invalid length 4, expected 3 elements in sequence",
         ),
         (
-            r#"["move", 1, "done", null, null, null, null, [1, 2, "c"], 5]"#,
-            "invalid length 8, expected 7 elements in sequence",
+            r#"["move", 1, "done", null, null, null, null, [1, 2, "c"], 3600, 5]"#,
+            "invalid length 9, expected 8 elements in sequence",
         ),
         (
             r#"["release", 1, 2]"#,
