@@ -50,7 +50,7 @@ impl Diff {
     }
 }
 
-const GOLDEN: [&str; 3] = ["basic", "genesis-only", "semantics1"];
+const GOLDEN: [&str; 4] = ["basic", "genesis-only", "semantics1", "leases"];
 
 #[test]
 fn golden_pairs_give_one_answer_both_ways() {
