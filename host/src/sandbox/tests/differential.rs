@@ -50,7 +50,13 @@ impl Diff {
     }
 }
 
-const GOLDEN: [&str; 4] = ["basic", "genesis-only", "semantics1", "leases"];
+const GOLDEN: [&str; 5] = [
+    "basic",
+    "genesis-only",
+    "semantics1",
+    "leases",
+    "coordination-semantics5",
+];
 
 #[test]
 fn golden_pairs_give_one_answer_both_ways() {
