@@ -102,15 +102,16 @@ impl Queue {
         let state = replay_upto(&file, u64::MAX, false).map_err(|_| broken())?;
         file.rows.clone_from(&state.rows);
         let mut queue = Queue { file, state };
-        // 6, or 7 once the queue reached it: a queue's semantics never go back.
+        // 6, or 7 once the queue reached it (a queue's semantics never go back) or when its
+        // table names a waiting row, as for every new entry.
         let semantics = self
             .file
             .log
             .last()
             .map_or(EPOCH_SEMANTICS, |e| e.semantics)
             .max(EPOCH_SEMANTICS);
-        let receipt =
-            queue.append_entry(Args::Archive(Box::new(archive)), op, by, at, semantics)?;
+        let archive = Args::Archive(Box::new(archive));
+        let receipt = queue.append_new(archive, op, by, at, semantics, true)?;
         Ok(CutOutcome::Planned(Box::new(Cut {
             archive_file,
             archive_bytes,

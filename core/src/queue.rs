@@ -21,7 +21,7 @@ use crate::error::{QueueError, VerbError, WitnessError};
 use crate::file::{self, FORMAT_VERSION, QueueFile};
 use crate::model::{Round, Row, Witness};
 use crate::next;
-use crate::render::render_body_under;
+use crate::render::{names_waiting_row, render_body_under};
 use crate::replay::replay;
 use crate::review;
 use crate::rules;
@@ -333,10 +333,9 @@ impl Queue {
         self.append_new(args, op, by, at, semantics, false)
     }
 
-    /// `append_entry` once the caller has found `op` not in the log. A new entry (`harden`)
-    /// whose table holds a `[` or `]` in some text is written under semantics 4, so that the
-    /// table escapes them; an entry rebuilt from history keeps the semantics it was given.
-    fn append_new(
+    /// `append_entry` once the caller has found `op` not in the log; a new entry (`harden`)
+    /// may be written under a higher semantics than asked for its table's sake (`style`).
+    pub(crate) fn append_new(
         &mut self,
         args: Args,
         op: &str,
@@ -354,20 +353,8 @@ impl Queue {
             semantics,
         };
         let receipt = verbs::apply(&mut self.state, &args, &ctx)?;
-        // `\` never passes the text rules, so an escaped bracket in this render comes from
-        // some text's bracket, and a render without one is the same under every semantics.
-        // Raising 2 or 3 to 4 here changes nothing `apply` did: 4 differs from them only for a
-        // manifest, and an entry that carries one is under 4 already.
-        let mut body = render_body_under(&self.state, HARDENED_SEMANTICS);
-        let brackets = body.contains("\\[") || body.contains("\\]");
-        let semantics = if brackets && harden {
-            semantics.max(HARDENED_SEMANTICS)
-        } else {
-            semantics
-        };
-        if brackets && semantics < HARDENED_SEMANTICS {
-            body = render_body_under(&self.state, semantics);
-        }
+        let (semantics, body) = self.style(semantics, harden);
+        self.state.leases |= semantics >= LEASE_SEMANTICS;
         self.file.log.push(Entry {
             rev,
             op: String::from(op),
@@ -382,6 +369,32 @@ impl Queue {
         self.file.revision = rev;
         self.file.rows.clone_from(&self.state.rows);
         Ok(receipt)
+    }
+
+    /// The semantics a new entry at `semantics` is written under once applied, with the body
+    /// it renders. A new entry (`harden`) whose table names a row some row waits on is written
+    /// under 7, so that the table names it as a row; one whose table holds a `[` or `]` in some
+    /// text, under at least 4, so that the table escapes them. An entry rebuilt from history
+    /// keeps the semantics it was given. Raising 2, 3 or 5 to 4 or 7 here changes nothing
+    /// `apply` did: they differ from 4 only for a manifest and from 7 only for what carries a
+    /// lease, and an entry that carries either is under 4 or 7 already.
+    fn style(&self, semantics: u8, harden: bool) -> (u8, String) {
+        let semantics = if harden && names_waiting_row(&self.state) {
+            semantics.max(LEASE_SEMANTICS)
+        } else {
+            semantics
+        };
+        // `\` never passes the text rules, so an escaped bracket in this render comes from
+        // some text's bracket, and a render without one is the same under 2, 3 and 4.
+        let body = render_body_under(&self.state, semantics.max(HARDENED_SEMANTICS));
+        let brackets = body.contains("\\[") || body.contains("\\]");
+        if !brackets || semantics >= HARDENED_SEMANTICS {
+            (semantics, body)
+        } else if harden {
+            (HARDENED_SEMANTICS, body)
+        } else {
+            (semantics, render_body_under(&self.state, semantics))
+        }
     }
 
     pub fn file(&self) -> &QueueFile {

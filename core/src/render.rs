@@ -6,7 +6,7 @@
 
 use alloc::string::String;
 
-use crate::entry::HARDENED_SEMANTICS;
+use crate::entry::{HARDENED_SEMANTICS, LEASE_SEMANTICS};
 use crate::model::{AttemptState, Round, Row, Status};
 use crate::next::Done;
 use crate::state::State;
@@ -19,13 +19,15 @@ pub fn render_body(state: &State) -> String {
     render_body_under(state, HARDENED_SEMANTICS)
 }
 
-/// The body as an entry of `semantics` renders it: before semantics 4 only `|` is escaped.
+/// The body as an entry of `semantics` renders it: before semantics 4 only `|` is escaped,
+/// and before 7 the rows a row waits on are written `#5` (as issues are) rather than `row 5`.
 /// Cells are written straight into the body: a write renders the whole table once per
 /// command, so per-cell strings would add up.
 pub fn render_body_under(state: &State, semantics: u8) -> String {
     let esc = Escape {
         brackets: semantics >= HARDENED_SEMANTICS,
     };
+    let rows_named = semantics >= LEASE_SEMANTICS;
     let mut out = String::with_capacity(128 + state.rows.len() * 96);
     out.push_str(HEADER);
     out.push('\n');
@@ -46,7 +48,7 @@ pub fn render_body_under(state: &State, semantics: u8) -> String {
         esc.push(&mut out, row.owner.as_deref().unwrap_or(""));
         out.push_str(" | ");
         push_status(&mut out, row, state.move_reason(row.id), esc);
-        push_waits(&mut out, &done, row);
+        push_waits(&mut out, &done, row, rows_named);
         out.push_str(" | ");
         esc.push(&mut out, row.gate.as_deref().unwrap_or(""));
         out.push_str(" | ");
@@ -191,17 +193,47 @@ fn push_status(out: &mut String, row: &Row, move_reason: Option<&str>, esc: Esca
 }
 
 /// What an open row still waits on (semantics 3); nothing for a row without dependencies, so
-/// a queue that never uses them renders as it always did.
-fn push_waits(out: &mut String, done: &Done, row: &Row) {
+/// a queue that never uses them renders as it always did. From semantics 7 the rows are named
+/// as rows (`waits on row 5`, `waits on rows 3, 5`), since `#` in the same table means an
+/// issue; before it, as `#5` (`waits on #3, #5`).
+fn push_waits(out: &mut String, done: &Done, row: &Row, rows_named: bool) {
     if row.after.is_empty() || row.status == Status::Done {
         return;
     }
     let open = done.open_deps(row);
-    if !open.is_empty() {
-        out.push_str(" (waits on ");
-        push_issue_list(out, &open);
-        out.push(')');
+    if open.is_empty() {
+        return;
     }
+    out.push_str(" (waits on ");
+    if !rows_named {
+        push_issue_list(out, &open);
+    } else {
+        out.push_str(if open.len() == 1 { "row " } else { "rows " });
+        for (i, &id) in open.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            push_number(out, id);
+        }
+    }
+    out.push(')');
+}
+
+/// Whether the table names a row some row waits on: an open row in it (not parked) with a
+/// dependency not done. A new entry whose table does is written under semantics 7, whose
+/// table names such rows as rows.
+pub(crate) fn names_waiting_row(state: &State) -> bool {
+    let waiting =
+        |r: &&Row| !r.after.is_empty() && r.status.is_open() && r.status != Status::Parked;
+    if !state.rows.iter().any(|r| waiting(&r)) {
+        return false;
+    }
+    let done = Done::of(&state.rows);
+    state
+        .rows
+        .iter()
+        .filter(waiting)
+        .any(|r| !done.open_deps(r).is_empty())
 }
 
 fn push_issues(out: &mut String, row: &Row) {
@@ -413,5 +445,63 @@ mod tests {
         assert_eq!(render_body(&state), reference(&state));
         let none_parked = State::default();
         assert_eq!(render_body(&none_parked), reference(&none_parked));
+    }
+
+    /// The rows a row waits on are named as issues are before semantics 7 and as rows from it;
+    /// a parked row's dependencies and a row waiting only on done rows name nothing.
+    #[test]
+    fn waiting_rows_are_named_as_rows_from_semantics_7() {
+        let mut state = State::default();
+        let row = |id: u64, status: Status, after: Vec<u64>| Row {
+            id,
+            piece: format!("Piece {id}"),
+            owner: None,
+            status,
+            gate: None,
+            issues: vec![1500 + id],
+            closes: vec![1500 + id],
+            closes_narrowed: false,
+            reviewers: Vec::new(),
+            brief: None,
+            note: None,
+            blocked_reason: None,
+            review: None,
+            after,
+            lease: None,
+            fenced: Vec::new(),
+        };
+        state.put_row(row(1, Status::Done, vec![]));
+        state.put_row(row(2, Status::InProgress, vec![]));
+        state.put_row(row(3, Status::Queued, vec![1]));
+        assert!(!names_waiting_row(&state), "row 3 waits on a done row only");
+        state.put_row(row(4, Status::Parked, vec![2]));
+        assert!(
+            !names_waiting_row(&state),
+            "a parked row is not in the table"
+        );
+        state.put_row(row(5, Status::Queued, vec![1, 2]));
+        state.put_row(row(6, Status::Blocked, vec![2, 5]));
+        assert!(names_waiting_row(&state));
+        let lines = |semantics: u8| -> Vec<String> {
+            render_body_under(&state, semantics)
+                .lines()
+                .filter(|l| l.contains("waits"))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(
+            lines(5),
+            [
+                "| 5 | Piece 5 |  | queued (waits on #2) |  | #1505 |  |",
+                "| 6 | Piece 6 |  | blocked (waits on #2, #5) |  | #1506 |  |",
+            ]
+        );
+        assert_eq!(
+            lines(7),
+            [
+                "| 5 | Piece 5 |  | queued (waits on row 2) |  | #1505 |  |",
+                "| 6 | Piece 6 |  | blocked (waits on rows 2, 5) |  | #1506 |  |",
+            ]
+        );
     }
 }

@@ -22,10 +22,14 @@ fn basic() -> Queue {
 }
 
 fn add(after: &[u64]) -> Command {
+    add_as(Status::Queued, after)
+}
+
+fn add_as(status: Status, after: &[u64]) -> Command {
     Command::Add(NewRow {
         piece: "Later".into(),
         owner: None,
-        status: Status::Queued,
+        status,
         gate: None,
         issues: vec![],
         reviewers: vec![],
@@ -51,7 +55,9 @@ fn last_semantics(q: &Queue) -> u8 {
 #[test]
 fn the_first_set_that_names_rows_writes_5_and_everything_after_it() {
     let mut q = basic();
-    q.execute(&add(&[1]), "lead-add-1", "lead", AT).unwrap();
+    // A parked row stands in no table row, so what it waits on is named nowhere: 3.
+    let parked = add_as(Status::Parked, &[1]);
+    q.execute(&parked, "lead-add-1", "lead", AT).unwrap();
     assert_eq!(last_semantics(&q), 3);
     // Clearing a row's dependencies needs no rule.
     let clear = Command::Set(set_after(5, &[]));
@@ -63,6 +69,11 @@ fn the_first_set_that_names_rows_writes_5_and_everything_after_it() {
     q.execute(&add(&[]), "lead-add-2", "lead", AT).unwrap();
     q.execute(&clear, "lead-set-3", "lead", AT).unwrap();
     assert_eq!(last_semantics(&q), 5);
+    // A row in the table that waits on an open row names it, as a row: 7 from then on.
+    q.execute(&add(&[1]), "lead-add-3", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 7);
+    q.execute(&clear, "lead-set-4", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 7);
     let again = Queue::verify(&q.to_bytes()).unwrap();
     assert_eq!(again.rows(), q.rows());
 }
@@ -163,7 +174,9 @@ fn the_same_set_under_semantics_4_replays() {
     again
         .execute(&same, "lead-set-5-again", "lead", AT)
         .unwrap();
-    assert_eq!(last_semantics(&again), 5);
+    // Its table names the rows the chains wait on, so it is written under 7, which holds
+    // every set to the rule as 5 does.
+    assert_eq!(last_semantics(&again), 7);
     let clear = Command::Set(set_after(5, &[]));
     again
         .execute(&clear, "lead-set-5-clear", "lead", AT)

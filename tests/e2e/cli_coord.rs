@@ -315,7 +315,8 @@ fn rows_wait_on_their_dependencies() {
         "lead",
         "ok lead-add-0001 rev 2 add 4 queued",
     );
-    assert_eq!(semantics(&repo), [2, 3]);
+    // The table names the row it waits on, as a row: semantics 7.
+    assert_eq!(semantics(&repo), [2, 7]);
     assert_eq!(repo.row(4)["after"], serde_json::json!([2]));
     // A row without dependencies has no `after` key at all.
     assert_eq!(repo.row(2).get("after"), None);
@@ -326,7 +327,7 @@ fn rows_wait_on_their_dependencies() {
 | --- | --- | --- | --- | --- | --- | --- |
 | 1 | Parser | darkwing | queued |  | #12, #14 | first |
 | 2 | Render |  | queued | jason | #20 |  |
-| 4 | Docs |  | queued (waits on #2) |  |  |  |
+| 4 | Docs |  | queued (waits on row 2) |  |  |  |
 
 **Parked**
 
