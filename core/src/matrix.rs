@@ -6,13 +6,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::model::Status::{self, *};
-use crate::rules::is_privileged;
+use crate::rules::{is_lead_or_privileged, is_privileged};
 
 /// Which verb carries the transition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Via {
     Move,
     Release,
+    /// `reclaim ID --reason TEXT` (semantics 7): ends a claim at once.
+    Reclaim,
 }
 
 /// Who may apply a rule.
@@ -28,6 +30,8 @@ pub enum Who {
     Privileged,
     /// `jason` alone.
     Jason,
+    /// The lead, `jason` or `sage`.
+    LeadOrPrivileged,
 }
 
 /// What a rule needs besides the right actor.
@@ -95,6 +99,14 @@ pub const RULES: &[Rule] = &[
     r(InReview, Queued, Who::Privileged, Needs::Nothing),
     r(WaitingOnJason, Queued, Who::Privileged, Needs::Nothing),
     r(Blocked, Queued, Who::Privileged, Needs::Nothing),
+    // Semantics 7: a claim ended at once, the row left free for the next take.
+    Rule {
+        from: InProgress,
+        to: Queued,
+        via: Via::Reclaim,
+        who: Who::LeadOrPrivileged,
+        needs: Needs::Reason,
+    },
 ];
 
 /// The rule for a transition by a verb, if there is one.
@@ -114,6 +126,7 @@ impl Who {
             Who::OwnerOrPrivileged => is_owner || is_privileged(actor),
             Who::Privileged => is_privileged(actor),
             Who::Jason => actor == "jason",
+            Who::LeadOrPrivileged => is_lead_or_privileged(actor),
         }
     }
 
@@ -125,6 +138,7 @@ impl Who {
             Who::OwnerOrPrivileged => "the owner, jason or sage",
             Who::Privileged => "jason or sage only",
             Who::Jason => "jason only",
+            Who::LeadOrPrivileged => "the lead, jason or sage only",
         }
     }
 }
@@ -151,6 +165,7 @@ pub fn markdown() -> String {
         let verb = match rule.via {
             Via::Move => "move",
             Via::Release => "release",
+            Via::Reclaim => "reclaim",
         };
         lines.push(alloc::format!(
             "| {} | {} | {} | {} | {} |",

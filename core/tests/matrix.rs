@@ -5,7 +5,8 @@
 mod common;
 
 use mosaic_queue_core::{
-    Command, Evidence, GenesisArgs, IdArgs, MapRow, MoveArgs, Queue, Status, internal::matrix,
+    Command, Evidence, GenesisArgs, IdArgs, MapRow, MoveArgs, Queue, ReclaimCmd, Status,
+    internal::matrix,
 };
 
 const ACTORS: [&str; 5] = ["darkwing", "flicker", "lead", "jason", "sage"];
@@ -171,6 +172,48 @@ fn release_from_every_status_by_every_actor() {
                     };
                     assert_eq!(e.kind(), want);
                 }
+            }
+        }
+    }
+}
+
+/// `reclaim` (semantics 7) ends a claim: only an in-progress row has one, and only the lead,
+/// jason and sage end it, leaving the row queued with no owner.
+#[test]
+fn reclaim_from_every_status_by_every_actor() {
+    for from in Status::ALL {
+        for actor in ACTORS {
+            let mut q = queue_with_row_in(from, Some("darkwing"));
+            let before = q.to_bytes();
+            let cmd = Command::Reclaim(ReclaimCmd {
+                id: 1,
+                reason: "the seat stopped".into(),
+                heartbeat: None,
+            });
+            let result = q.execute(&cmd, "reclaim-cell", actor, AT);
+            let want = match (from, actor) {
+                (Status::Done, _) => Some("row-done"),
+                (Status::InProgress, "lead" | "jason" | "sage") => None,
+                (Status::InProgress, _) => Some("not-allowed"),
+                _ => Some("no-claim"),
+            };
+            match (want, result) {
+                (None, Ok(outcome)) => {
+                    assert_eq!(
+                        outcome.receipt(),
+                        "ok reclaim-cell rev 2 reclaim 1 in-progress -> queued, from darkwing"
+                    );
+                    assert_eq!(
+                        (q.rows()[0].status, &q.rows()[0].owner),
+                        (Status::Queued, &None)
+                    );
+                    assert_eq!(q.rows()[0].fenced[0].seat, "darkwing");
+                }
+                (Some(kind), Err(e)) => {
+                    assert_eq!(e.kind(), kind, "{actor}: {from}: {e}");
+                    assert_eq!(q.to_bytes(), before);
+                }
+                (want, got) => panic!("{actor}: {from}: expected {want:?}, got {got:?}"),
             }
         }
     }

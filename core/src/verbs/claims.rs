@@ -12,6 +12,7 @@ use crate::ctx::{Ctx, not_allowed};
 use crate::entry::{Args, LeaseDefaultArgs, ReclaimArgs, Reclaimed};
 use crate::error::{ClaimError, VerbError};
 use crate::lease::{check_lease, lease_text};
+use crate::matrix::{self, Via};
 use crate::model::{Fence, Lease, Row, Status};
 use crate::render::push_number;
 use crate::rules::{self, is_lead_or_privileged};
@@ -238,9 +239,12 @@ pub(super) fn reclaim(
     ctx: &Ctx,
     out: &mut String,
 ) -> Result<(), VerbError> {
-    if !is_lead_or_privileged(ctx.by) {
+    // The matrix's rule (in-progress to queued by reclaim) says who; the claim checks the rest.
+    let rule = matrix::rule(Status::InProgress, Status::Queued, Via::Reclaim);
+    if !rule.is_some_and(|r| r.who.allows(ctx.by, None)) {
         let action = format!("reclaim row {}", a.id);
-        return Err(not_allowed(ctx, action, "the lead, jason or sage only"));
+        let who = rule.map_or("the lead, jason or sage only", |r| r.who.describe());
+        return Err(not_allowed(ctx, action, who));
     }
     rules::check_text("--reason", &a.reason)?;
     if let Some(seen) = &a.seen {
