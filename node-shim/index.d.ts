@@ -20,6 +20,32 @@ export interface Row {
   note: string | null;
   blockedReason: string | null;
   review: { rounds: Record<string, unknown>[] } | null;
+  /** The rows this one waits on; absent when none. */
+  after?: number[];
+  /** The claim's lease while the row is in progress under one (semantics 7); absent otherwise. */
+  lease?: Lease;
+  /** Seats fenced off the row by a reclaim (semantics 7); absent when none. */
+  fenced?: { seat: string; rev: number }[];
+}
+
+export interface Lease {
+  /** How long the claim may stay silent, in seconds (60 to 86400). */
+  seconds: number;
+  /** The revision of the entry that gave the holder the claim. */
+  since: number;
+  /** The last sign of life the log proves: the latest time of the holder's entries on the row. */
+  seen: string;
+}
+
+/** A claim judged at a time (`claimState`). */
+export interface ClaimState {
+  state: 'live' | 'quiet' | 'expired' | 'unknown' | 'unleased';
+  leaseEnd: string | null;
+  lastSign: string | null;
+  /** Whole seconds since the last sign (0 when it stands ahead of now). */
+  silent: number | null;
+  /** Seconds to the lease's end, negative once it passed. */
+  left: number | null;
 }
 
 export interface Entry {
@@ -125,6 +151,14 @@ export function bodyStatus(
 export function tableBody(md: Bytes): string;
 export function splice(md: Bytes, body: Bytes): string;
 export function next(file: Bytes, seat: string): Row | null;
+export function parseLease(value: string): number;
+export function leaseText(seconds: number): string;
+export function claimState(row: Row | string, at: { heartbeat?: string | Date | null; now: string | Date }): ClaimState | null;
+export function nextWith(
+  file: Bytes,
+  seat: string,
+  at: { heartbeats?: Record<string, string>; now: string | Date },
+): Row | null;
 export function genesisArgs(map: Bytes, where: { branch: string; root: string; queueMd: Bytes }): GenesisArgs;
 export function mapDrift(
   map: Bytes,

@@ -144,6 +144,34 @@ export function next(file, seat) {
   return JSON.parse(core.next(bytes('file', file), text('seat', seat)));
 }
 
+/** A lease as a person writes it (`90s`, `45m`, `2h`), in seconds; throws `lease-form` or `lease-range`. */
+export function parseLease(value) {
+  return core.parseLease(text('lease', value));
+}
+
+/** A lease in seconds as receipts write it: `2h`, `90m`, `75s`. */
+export function leaseText(seconds) {
+  if (!(Number.isInteger(seconds) && seconds >= 0 && seconds <= 0xffffffff)) {
+    throw badArgument('seconds must be an integer from 0 to 4294967295');
+  }
+  return core.leaseText(seconds);
+}
+
+/**
+ * The claim on `row` (a queue.json row) judged at `now` with its holder's heartbeat (a time
+ * its heartbeat file holds; absent or null when it could not be read):
+ * `{state, leaseEnd, lastSign, silent, left}`, or null when the row is not in progress under a seat.
+ */
+export function claimState(row, { heartbeat, now }) {
+  const beat = heartbeat === undefined || heartbeat === null ? undefined : timestamp(heartbeat);
+  return JSON.parse(core.claimState(json('row', row), beat, timestamp(now)));
+}
+
+/** `next` judged with `heartbeats` (`{seat: time}`) at `now`: an expired claim is free work at its place. */
+export function nextWith(file, seat, { heartbeats = {}, now }) {
+  return JSON.parse(core.nextWith(bytes('file', file), text('seat', seat), json('heartbeats', heartbeats), timestamp(now)));
+}
+
 /** Genesis arguments from a migration map, the genesis branch and root, and QUEUE.md. */
 export function genesisArgs(map, { branch, root, queueMd }) {
   return JSON.parse(

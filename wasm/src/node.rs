@@ -3,6 +3,7 @@
 //! JS `Error`s with the core's `kind()` as `code` (see `refusal`).
 
 mod command;
+mod leases;
 mod refusal;
 
 pub use command::read as read_command;

@@ -3,7 +3,9 @@
 //! core's one `Error` becomes a `Refusal` in one place here (each domain error goes through
 //! it), so the conversion lives here and not in core.
 
-use mosaic_queue_core::{CanonError, Error as CoreError, MapError, QueueError, SnapshotError};
+use mosaic_queue_core::{
+    CanonError, ClaimError, Error as CoreError, MapError, QueueError, SnapshotError,
+};
 use mosaic_queue_core::{TableError, VerbError};
 use thiserror::Error;
 use wasm_bindgen::prelude::*;
@@ -83,6 +85,7 @@ macro_rules! through_core_error {
 
 through_core_error!(
     CanonError,
+    ClaimError,
     MapError,
     QueueError,
     SnapshotError,
