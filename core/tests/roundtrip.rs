@@ -365,7 +365,7 @@ fn steer_move(m: &mut MoveArgs, row: &Row, k: usize) -> Option<String> {
     let privileged = if k.is_multiple_of(2) { "jason" } else { "sage" };
     Some(String::from(match rule.who {
         Who::Jason => "jason",
-        Who::Privileged => privileged,
+        Who::Privileged | Who::LeadOrPrivileged => privileged,
         Who::Owner | Who::OwnerOrPrivileged | Who::OwnerOrClaimer => {
             row.owner.as_deref().unwrap_or("darkwing")
         }
