@@ -32,6 +32,7 @@ mod cli_surface;
 mod cli_verbs;
 mod cli_view;
 mod crash_states;
+mod gate_edges;
 mod gate_refusals;
 mod gate_ssh;
 mod gitea;
