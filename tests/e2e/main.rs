@@ -30,6 +30,7 @@ mod cli_review_resolve;
 mod cli_review_rounds;
 mod cli_sandbox;
 mod cli_surface;
+mod cli_unlistable;
 mod cli_verbs;
 mod cli_view;
 mod crash_states;
