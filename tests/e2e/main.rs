@@ -10,6 +10,7 @@ mod cli_commit;
 mod cli_concurrency;
 mod cli_coord;
 mod cli_cut_tail;
+mod cli_demo_pipe;
 mod cli_doctor;
 mod cli_git;
 mod cli_hostile;
