@@ -38,6 +38,7 @@ mod crash_states;
 mod gate_edges;
 mod gate_refusals;
 mod gate_ssh;
+mod gate_ssh_docs;
 mod gitea;
 mod house;
 mod mcp_protocol;
