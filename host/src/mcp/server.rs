@@ -26,6 +26,9 @@ use crate::reply::Failure;
 use crate::reply::Finished;
 use crate::store::{lock, watch};
 
+/// Cloned when the server begins again over the same stream (`mcp::serve`): the clones share
+/// the waits and the verbs running.
+#[derive(Clone)]
 pub struct Server {
     seat: String,
     tools: Vec<Tool>,
