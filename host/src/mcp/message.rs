@@ -2,7 +2,8 @@
 //! to hand on, an error to answer here, or nothing. Here the JSON-RPC errors the SDK would
 //! get wrong are made right: the params of a method this server serves that do not fit it
 //! are invalid params (-32602), not "method not found"; a request of a client that has not
-//! initialized is told to initialize first.
+//! initialized is told to initialize first; a `tools/call` keeps the exact text of each
+//! number in its arguments, for the same parse the command line's digits get (`numbers.rs`).
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -10,10 +11,12 @@ use rmcp::model::{
     InitializeRequestParams, JsonRpcMessage, NumberOrString, PaginatedRequestParams, RequestId,
 };
 use rmcp::service::RxJsonRpcMessage;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::json_text::Members;
 use super::transport::MAX_MESSAGE;
 
 /// What a line holds, before its messages are judged.
@@ -67,13 +70,16 @@ pub fn parse(text: &[u8], initialized: bool) -> Parsed {
         return Parsed::Nothing;
     }
     match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
-        Ok(JsonRpcMessage::Request(request)) => {
+        Ok(JsonRpcMessage::Request(mut request)) => {
             let refusal = misfit(&request.request).or_else(|| match initialized {
                 true => None,
                 false => uninitialized(&request.request),
             });
             if let Some(error) = refusal {
                 return Parsed::Answer(error, Some(request.id));
+            }
+            if let ClientRequest::CallToolRequest(call) = &mut request.request {
+                call.extensions.insert(NumberTexts::of(text));
             }
             Parsed::Message(Box::new(JsonRpcMessage::Request(request)))
         }
@@ -175,9 +181,61 @@ pub fn cancelled(message: &RxJsonRpcMessage<RoleServer>) -> Option<RequestId> {
     }
 }
 
+/// The exact text of each number among a `tools/call`'s arguments, by argument name: 2^64
+/// or 10^30 would reach the tool as a rounded float, and `1e3` as 1000.
+#[derive(Debug, Clone, Default)]
+pub struct NumberTexts(pub Vec<(String, String)>);
+
+#[derive(Deserialize)]
+struct RawCall<'a> {
+    #[serde(borrow)]
+    params: RawParams<'a>,
+}
+
+#[derive(Deserialize)]
+struct RawParams<'a> {
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+impl NumberTexts {
+    fn of(text: &[u8]) -> NumberTexts {
+        let arguments = serde_json::from_slice::<RawCall>(text)
+            .ok()
+            .and_then(|call| call.params.arguments);
+        let Some(Ok(Members(members))) = arguments.map(|a| serde_json::from_str(a.get())) else {
+            return NumberTexts::default();
+        };
+        NumberTexts(
+            members
+                .into_iter()
+                .filter(|(_, v)| {
+                    v.get()
+                        .starts_with(|c: char| c == '-' || c.is_ascii_digit())
+                })
+                .map(|(k, v)| (k, v.get().to_owned()))
+                .collect(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_keep_their_text() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"what":"show","id":18446744073709551616,"days":1e30,"offset":-1,"owner":"7"}}}"#;
+        let texts = NumberTexts::of(line);
+        assert_eq!(
+            texts.0,
+            [
+                ("id".to_owned(), "18446744073709551616".to_owned()),
+                ("days".to_owned(), "1e30".to_owned()),
+                ("offset".to_owned(), "-1".to_owned()),
+            ]
+        );
+    }
 
     #[test]
     fn lines_split_into_batches() {

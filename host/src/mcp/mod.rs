@@ -8,6 +8,7 @@ mod batch;
 pub mod bound;
 mod json_text;
 mod message;
+mod numbers;
 mod output;
 mod refused;
 pub mod run;

@@ -19,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::argv::{self, Call};
 use super::bound;
+use super::message::NumberTexts;
+use super::numbers;
 use super::run;
 use super::running::Running;
 use super::tools;
@@ -188,6 +190,12 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
+        // Numbers first, from the text the client sent, as the command line reads them.
+        if self.get_tool(&request.name).is_some()
+            && let Err(f) = numbers::check(&args, context.extensions.get::<NumberTexts>())
+        {
+            return Ok(refusal(&f).into());
+        }
         let call = match argv::call(&self.seat, &request.name, args) {
             None => {
                 return Err(ErrorData::invalid_params(
