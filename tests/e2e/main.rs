@@ -36,6 +36,7 @@ mod gate_refusals;
 mod gate_ssh;
 mod gitea;
 mod house;
+mod mcp_answers;
 mod mcp_edges;
 mod mcp_protocol;
 mod mcp_start;
