@@ -12,7 +12,6 @@ use rmcp::model::{ClientJsonRpcMessage, ErrorData, JsonRpcMessage, RequestId};
 use serde_json::value::RawValue;
 
 use super::message::{self, Parsed};
-use super::transport::Session;
 
 /// The revision whose servers must read batches.
 const BATCHES: &str = "2025-03-26";
@@ -68,21 +67,24 @@ pub fn admit(revision: Option<&str>, len: usize) -> Result<(), ErrorData> {
     Err(ErrorData::invalid_request(why, None))
 }
 
-/// Queues a batch's messages for the server and waits for its requests' answers; the
-/// batch's line at once when none is to come.
+/// Queues a batch's messages for the server and waits in `batches` for its requests'
+/// answers; the batch's line at once when none is to come. `revision` and `initialized` are
+/// the session's.
 pub fn open(
-    session: &mut Session,
+    batches: &mut Batches,
+    revision: Option<&str>,
+    initialized: bool,
     items: &[&RawValue],
     queued: &mut VecDeque<ClientJsonRpcMessage>,
 ) -> Option<Vec<u8>> {
     let mut batch = Batch::default();
     for item in items {
-        match message::parse(item.get().as_bytes(), session.initialized) {
+        match message::parse(item.get().as_bytes(), initialized) {
             Parsed::Message(m) => {
                 if let JsonRpcMessage::Request(r) = &*m {
                     // The server keeps one answer per id in flight: a second would be lost.
-                    if batch.waiting.contains(&r.id) || session.batches.awaits(&r.id) {
-                        let text = session.error_text(&in_use(&r.id), Some(&r.id));
+                    if batch.waiting.contains(&r.id) || batches.awaits(&r.id) {
+                        let text = message::error_text(revision, &in_use(&r.id), Some(&r.id));
                         batch.replies.push(text);
                         continue;
                     }
@@ -91,8 +93,9 @@ pub fn open(
                 queued.push_back(*m);
             }
             Parsed::Answer(error, id) => {
-                let text = session.error_text(&error, id.as_ref());
-                batch.replies.push(text);
+                batch
+                    .replies
+                    .push(message::error_text(revision, &error, id.as_ref()));
             }
             Parsed::Nothing => {}
         }
@@ -100,7 +103,7 @@ pub fn open(
     if batch.waiting.is_empty() {
         return batch.line();
     }
-    session.batches.0.push(batch);
+    batches.0.push(batch);
     None
 }
 

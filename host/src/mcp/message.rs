@@ -11,13 +11,12 @@ use rmcp::model::{
     InitializeRequestParams, JsonRpcMessage, NumberOrString, PaginatedRequestParams, RequestId,
 };
 use rmcp::service::RxJsonRpcMessage;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::json_text::Members;
-use super::transport::MAX_MESSAGE;
 
 /// What a line holds, before its messages are judged.
 pub enum Line<'a> {
@@ -57,11 +56,30 @@ pub fn not_json() -> ErrorData {
     ErrorData::parse_error("Parse error: not JSON", None)
 }
 
-pub fn too_long() -> ErrorData {
-    ErrorData::invalid_request(
-        format!("Invalid Request: a message over {MAX_MESSAGE} bytes is refused unread"),
-        None,
-    )
+/// An error answered without the server, as one JSON text. An `id` that could not be read
+/// is `null`, as JSON-RPC 2.0 and the MCP revisions before 2025-11-25 have it, and left out
+/// from 2025-11-25 on, whose schema has no `null` id.
+pub fn error_text(revision: Option<&str>, error: &ErrorData, id: Option<&RequestId>) -> String {
+    let id = match id {
+        Some(id) => Some(Some(id)),
+        None if revision >= Some("2025-11-25") => None,
+        None => Some(None),
+    };
+    let line = ErrorLine {
+        jsonrpc: "2.0",
+        id,
+        error,
+    };
+    // Strings and integers only: serializing cannot fail.
+    serde_json::to_string(&line).unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct ErrorLine<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Option<&'a RequestId>>,
+    error: &'a ErrorData,
 }
 
 /// Judges one message; `initialized`: whether an `initialize` has been answered.

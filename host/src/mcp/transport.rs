@@ -16,7 +16,6 @@ use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData, JsonRpcMessage, RequestId, ServerResult};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{Mutex, oneshot};
@@ -42,31 +41,10 @@ pub struct Session {
 }
 
 impl Session {
-    /// An error the transport answers itself, as one JSON text. An `id` that could not be read
-    /// is `null`, as JSON-RPC 2.0 and the MCP revisions before 2025-11-25 have it, and left
-    /// out from 2025-11-25 on, whose schema has no `null` id.
+    /// An error the transport answers itself, as one JSON text (`message::error_text`).
     pub fn error_text(&self, error: &ErrorData, id: Option<&RequestId>) -> String {
-        let id = match id {
-            Some(id) => Some(Some(id)),
-            None if self.revision.as_deref() >= Some("2025-11-25") => None,
-            None => Some(None),
-        };
-        let line = ErrorLine {
-            jsonrpc: "2.0",
-            id,
-            error,
-        };
-        // Strings and integers only: serializing cannot fail.
-        serde_json::to_string(&line).unwrap_or_default()
+        message::error_text(self.revision.as_deref(), error, id)
     }
-}
-
-#[derive(Serialize)]
-struct ErrorLine<'a> {
-    jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<Option<&'a RequestId>>,
-    error: &'a ErrorData,
 }
 
 /// The input side: the reader, the line read so far, and the messages of a batch not yet
@@ -122,6 +100,13 @@ impl<R> Lines<R> {
         // Every update of the session is whole; a panicked holder left nothing half-done.
         self.session.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+fn too_long() -> ErrorData {
+    ErrorData::invalid_request(
+        format!("Invalid Request: a message over {MAX_MESSAGE} bytes is refused unread"),
+        None,
+    )
 }
 
 /// What one bounded read found.
@@ -222,7 +207,7 @@ where
                     self.closing.cancel();
                     return None;
                 }
-                Read::TooLong => self.refuse(&message::too_long(), None),
+                Read::TooLong => self.refuse(&too_long(), None),
                 Read::Line => {
                     let line = std::mem::take(&mut input.line);
                     self.take_line(&line, &mut input.queued);
@@ -261,7 +246,17 @@ impl<R> Lines<R> {
                 drop(session);
                 return self.output.push(text.into_bytes(), None);
             }
-            Ok(()) => batch::open(&mut session, items, queued),
+            Ok(()) => {
+                let revision = session.revision.clone();
+                let initialized = session.initialized;
+                batch::open(
+                    &mut session.batches,
+                    revision.as_deref(),
+                    initialized,
+                    items,
+                    queued,
+                )
+            }
         };
         drop(session);
         if let Some(line) = opened {
