@@ -73,11 +73,9 @@ fn no_batch_in(revision: &str) -> String {
 }
 
 #[rustfmt::skip]
-fn corpus() -> Vec<Case> {
-    let v0305 = Some("2025-03-26");
+fn params_cases() -> Vec<Case> {
     let v0618 = Some("2025-06-18");
-    let v1125 = Some("2025-11-25");
-    let mut cases = vec![
+    vec![
         // Params that do not fit a method this server serves are invalid params, not an
         // unknown method.
         case("call: arguments a string", v0618,
@@ -104,6 +102,15 @@ fn corpus() -> Vec<Case> {
         case("unknown method", v0618,
             r#"{"jsonrpc":"2.0","id":6,"method":"no/such","params":{}}"#,
             &[error(json!(6), -32601, "no/such")]),
+    ]
+}
+
+#[rustfmt::skip]
+fn unread_id_cases() -> Vec<Case> {
+    let v0305 = Some("2025-03-26");
+    let v0618 = Some("2025-06-18");
+    let v1125 = Some("2025-11-25");
+    vec![
         // An id that could not be read: null under JSON-RPC 2.0 and the revisions before
         // 2025-11-25, left out from 2025-11-25 on.
         case("not JSON, before initialize", None, "this is not json",
@@ -118,6 +125,13 @@ fn corpus() -> Vec<Case> {
             &[error(Value::Null, -32600, "Invalid Request: not a JSON-RPC 2.0 message")]),
         case("no message, its id kept", v1125, r#"{"id":"k","method":7}"#,
             &[error(json!("k"), -32600, "Invalid Request: not a JSON-RPC 2.0 message")]),
+    ]
+}
+
+#[rustfmt::skip]
+fn lifecycle_cases() -> Vec<Case> {
+    let v0618 = Some("2025-06-18");
+    vec![
         // No message ends the server; a request before initialize is told to initialize.
         case("notification before initialize", None,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &[]),
@@ -134,6 +148,15 @@ fn corpus() -> Vec<Case> {
             r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#, &[empty_result(json!(8))]),
         case("cancel of no request", v0618,
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}"#, &[]),
+    ]
+}
+
+#[rustfmt::skip]
+fn batch_and_cap_cases() -> Vec<Case> {
+    let v0305 = Some("2025-03-26");
+    let v0618 = Some("2025-06-18");
+    let v1125 = Some("2025-11-25");
+    let mut cases = vec![
         // Batches: read under 2025-03-26 as JSON-RPC reads them, refused whole elsewhere.
         case("batch: two requests", v0305,
             r#"[{"jsonrpc":"2.0","id":10,"method":"ping"},{"jsonrpc":"2.0","id":11,"method":"ping"}]"#,
@@ -193,6 +216,19 @@ fn corpus() -> Vec<Case> {
     cases.push(Case { name: "1 MiB and a byte", revision: v0618, sent: ping_of(MIB + 1, 23), replies: vec![error(Value::Null, -32600, OVER_CAP)] });
     cases.push(Case { name: "1 MiB and a byte, 2025-11-25", revision: v1125, sent: ping_of(MIB + 1, 24), replies: vec![error_no_id(-32600, OVER_CAP)] });
     cases
+}
+
+/// The corpus, in its groups.
+fn corpus() -> Vec<Case> {
+    [
+        params_cases(),
+        unread_id_cases(),
+        lifecycle_cases(),
+        batch_and_cap_cases(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The JSON-RPC envelope `reply` must have under `revision` (the official schemas'
