@@ -45,8 +45,8 @@ pub enum Held {
     Waiting,
     /// It completed its batch: the batch's line.
     Whole(Vec<u8>),
-    /// It answers no batch's request.
-    NotInBatch,
+    /// It answers no batch's request: the answer, to write as it is.
+    NotInBatch(String),
 }
 
 /// Whether a batch of `len` messages is read under `revision`, or the error refusing it.
@@ -124,7 +124,7 @@ impl Batches {
     /// Takes the server's answer `text` to request `id`.
     pub fn answer(&mut self, id: &RequestId, text: String) -> Held {
         let Some(at) = self.0.iter().position(|b| b.waiting.contains(id)) else {
-            return Held::NotInBatch;
+            return Held::NotInBatch(text);
         };
         let batch = &mut self.0[at];
         batch.waiting.retain(|w| w != id);
@@ -169,8 +169,8 @@ mod tests {
             Held::Waiting
         ));
         assert!(matches!(
-            batches.answer(&NumberOrString::Number(3), String::new()),
-            Held::NotInBatch
+            batches.answer(&NumberOrString::Number(3), String::from("x")),
+            Held::NotInBatch(text) if text == "x"
         ));
         assert_eq!(
             batches.cancel(&one).as_deref(),

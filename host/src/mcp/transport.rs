@@ -195,8 +195,12 @@ where
                 self.handing_on(&message);
                 return Some(message);
             }
-            self.output.room().await;
             let closing = self.closing.clone();
+            // A client that reads none of its answers is not read from meanwhile.
+            tokio::select! {
+                () = self.output.room() => {}
+                () = closing.cancelled() => return None,
+            }
             // A read cut short keeps what it read in `input.line`; nothing more is read.
             let read = tokio::select! {
                 read = input.read_line() => read,
@@ -296,10 +300,13 @@ impl<R> Lines<R> {
             JsonRpcMessage::Error(e) => e.id.as_ref(),
             _ => None,
         };
-        match id.map(|id| session.batches.answer(id, text.clone())) {
-            Some(Held::Waiting) => None,
-            Some(Held::Whole(line)) => Some(line),
-            Some(Held::NotInBatch) | None => Some(text.into_bytes()),
+        let Some(id) = id else {
+            return Some(text.into_bytes());
+        };
+        match session.batches.answer(id, text) {
+            Held::Waiting => None,
+            Held::Whole(line) => Some(line),
+            Held::NotInBatch(text) => Some(text.into_bytes()),
         }
     }
 
