@@ -89,10 +89,8 @@ pub fn parse(text: &[u8], initialized: bool) -> Parsed {
     }
     match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
         Ok(JsonRpcMessage::Request(mut request)) => {
-            let refusal = misfit(&request.request).or_else(|| match initialized {
-                true => None,
-                false => uninitialized(&request.request),
-            });
+            let refusal = misfit(&request.request)
+                .or_else(|| uninitialized(&request.request).filter(|_| !initialized));
             if let Some(error) = refusal {
                 return Parsed::Answer(error, Some(request.id));
             }
@@ -132,15 +130,14 @@ fn misfit(request: &ClientRequest) -> Option<ErrorData> {
     let ClientRequest::CustomRequest(custom) = request else {
         return None;
     };
-    let params = custom.params.clone().unwrap_or(Value::Null);
-    let why = match custom.method.as_str() {
-        "tools/call" => fits::<CallToolRequestParams>(params),
-        "initialize" => fits::<InitializeRequestParams>(params),
-        "tools/list" => fits::<Option<PaginatedRequestParams>>(params),
-        "ping" => fits::<Option<serde_json::Map<String, Value>>>(params),
+    let fits: fn(Value) -> Result<(), String> = match custom.method.as_str() {
+        "tools/call" => fits::<CallToolRequestParams>,
+        "initialize" => fits::<InitializeRequestParams>,
+        "tools/list" => fits::<Option<PaginatedRequestParams>>,
+        "ping" => fits::<Option<serde_json::Map<String, Value>>>,
         _ => return None,
-    }
-    .err()?;
+    };
+    let why = fits(custom.params.clone().unwrap_or(Value::Null)).err()?;
     Some(ErrorData::invalid_params(
         format!("Invalid params: {}: {why}", custom.method),
         None,
