@@ -41,7 +41,10 @@ mod gate_ssh;
 mod gate_ssh_docs;
 mod gitea;
 mod house;
+mod mcp_answers;
+mod mcp_edges;
 mod mcp_protocol;
+mod mcp_start;
 mod mcp_tools;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the
