@@ -37,6 +37,12 @@ if { [ ! -x /usr/sbin/sshd ] && ! command -v sshd >/dev/null; } || ! command -v 
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update && $sudo apt-get install -y openssh-server
 fi
+# Run as root, the test of a .git the user cannot list runs its commands as `nobody` through
+# setpriv (root ignores mode bits): Debian 12's util-linux, which is essential, holds it; a
+# later Debian may ship it as a package of its own.
+if [ "$(id -u)" -eq 0 ] && ! command -v setpriv >/dev/null; then
+  apt-get update && { apt-get install -y setpriv || apt-get install -y util-linux; }
+fi
 # node-shim's one dev dependency, binaryen's wasm-opt, exactly as its lock file pins it.
 wasm_opt=node-shim/node_modules/.bin/wasm-opt
 [ -x "$wasm_opt" ] || npm ci --prefix node-shim --no-audit --no-fund

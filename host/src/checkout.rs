@@ -17,6 +17,13 @@ pub enum CheckoutError {
     GitEnv(&'static str),
     #[error("not inside a git checkout ({0}); run the queue from the canonical checkout")]
     NotGit(String),
+    /// A `.git` is there but cannot be listed (its mode, its owner): the checkout could not
+    /// be looked at, which is no refusal of where the command ran.
+    #[error("cannot list {}: {source}; check the checkout's permissions", path.display())]
+    Unlistable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}; install git or put it on PATH, then retry")]
     NoGit(String),
     #[error(
@@ -46,7 +53,7 @@ impl CheckoutError {
     /// run is a failure of the environment (exit 1), not a refusal.
     pub fn exit(&self) -> Exit {
         match self {
-            CheckoutError::NoGit(_) => Exit::Failed,
+            CheckoutError::NoGit(_) | CheckoutError::Unlistable { .. } => Exit::Failed,
             _ => Exit::Refused,
         }
     }
@@ -57,6 +64,7 @@ impl CheckoutError {
             CheckoutError::GitEnv(_) => "git-env",
             CheckoutError::NotGit(_) => "not-git",
             CheckoutError::NoGit(_) => "git-missing",
+            CheckoutError::Unlistable { .. } => "unlistable",
             CheckoutError::NewlineInPath(_) => "newline-in-path",
             CheckoutError::Worktree(_) => "worktree",
             CheckoutError::NotCanonical { .. } => "not-canonical-root",
@@ -85,7 +93,7 @@ pub fn git_env() -> Option<&'static str> {
 /// variables anyway, so `doctor` can report them and still look at the checkout.
 pub fn locate_ignoring_env(cwd: &Path) -> Result<Paths, CheckoutError> {
     let repo = gix::discover_opts(cwd, Default::default(), isolated())
-        .map_err(|e| CheckoutError::NotGit(one_line(&e)))?;
+        .map_err(|e| unlistable(cwd).unwrap_or_else(|| CheckoutError::NotGit(one_line(&e))))?;
     let top = repo
         .workdir()
         .ok_or_else(|| CheckoutError::NotGit(String::from("this repository has no work tree")))?;
@@ -102,6 +110,26 @@ pub fn locate_ignoring_env(cwd: &Path) -> Result<Paths, CheckoutError> {
     let paths = Paths::new(&root);
     keep(&paths, repo);
     Ok(paths)
+}
+
+/// The nearest `.git` directory at or above `cwd`, when it is there but cannot be listed:
+/// discovery passes over such a one as if there were none, yet the checkout is there and
+/// could not be looked at (exit 1 from every verb, as doctor's own look at `.git` gives). A
+/// directory is opened to list it, which never blocks.
+pub fn unlistable(cwd: &Path) -> Option<CheckoutError> {
+    let git = cwd
+        .ancestors()
+        .map(|dir| dir.join(".git"))
+        .find(|git| git.symlink_metadata().is_ok())?;
+    if !git.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
+        return None;
+    }
+    match std::fs::read_dir(&git) {
+        Err(source) if source.kind() == std::io::ErrorKind::PermissionDenied => {
+            Some(CheckoutError::Unlistable { path: git, source })
+        }
+        _ => None,
+    }
 }
 
 /// Opening options that read the repository's own files and nothing else: no global or

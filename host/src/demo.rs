@@ -101,16 +101,77 @@ pub const STEPS: &[(&str, &str)] = &[
 /// answer (the receipt, the explanation) to the reply.
 pub type StepRunner = dyn Fn(&Paths, &str, &mut dyn Reply) -> Replied;
 
-/// `demo`: the scratch checkout, then the transcript, each step run by `run_step`.
+/// `demo`: the scratch checkout, then the transcript, each step run by `run_step`. A reader
+/// that stops reading (`demo | head -1`) does not stop the demo: it runs to its end without
+/// printing more, keeps the checkout it named, and says so on stderr (exit 1, as any command
+/// whose stdout is closed).
 pub fn demo(run_step: &StepRunner, reply: &mut dyn Reply) -> Replied {
     let dir = new_dir()?;
+    let mut kept = Unread::new(reply);
     let built =
-        scratch(&dir).and_then(|(paths, map)| transcript(&dir, &paths, &map, run_step, reply));
+        scratch(&dir).and_then(|(paths, map)| transcript(&dir, &paths, &map, run_step, &mut kept));
     if built.is_err() {
         // Nothing of a half-built demo is worth keeping.
         let _ = std::fs::remove_dir_all(&dir);
     }
-    built
+    built?;
+    match kept.lost {
+        None => Ok(()),
+        // The cause alone: a receipt's failure goes on to speak of retrying its op.
+        Some(f) => Err(Failure::failed(format!(
+            "{}; the demo ran to its end and its checkout is kept at {}: cd there to try it, or run the demo again without the pipe to read all it printed",
+            f.message.split("; ").next().unwrap_or_default(),
+            dir.display()
+        ))),
+    }
+}
+
+/// The demo's reply: the caller's until it fails to take a part (its reader went away), then
+/// nothing more is given to it and the first failure is kept for the end.
+struct Unread<'a> {
+    reply: &'a mut dyn Reply,
+    lost: Option<Failure>,
+}
+
+impl<'a> Unread<'a> {
+    fn new(reply: &'a mut dyn Reply) -> Unread<'a> {
+        Unread { reply, lost: None }
+    }
+
+    fn give(&mut self, part: impl FnOnce(&mut dyn Reply) -> Replied) -> Replied {
+        if self.lost.is_none()
+            && let Err(f) = part(&mut *self.reply)
+        {
+            self.lost = Some(f);
+        }
+        Ok(())
+    }
+}
+
+impl Reply for Unread<'_> {
+    fn documents(&self) -> bool {
+        self.reply.documents()
+    }
+
+    fn text(&mut self, text: &str) -> Replied {
+        self.give(|r| r.text(text))
+    }
+
+    fn document(&mut self, bytes: Vec<u8>) -> Replied {
+        self.give(|r| r.document(bytes))
+    }
+
+    fn receipt(&mut self, entry: &mosaic_queue_core::Entry, recorded: bool) -> Replied {
+        self.give(|r| r.receipt(entry, recorded))
+    }
+
+    fn taken(&mut self, row: &mosaic_queue_core::Row) {
+        self.reply.taken(row);
+    }
+
+    fn warn(&mut self, line: &str) {
+        self.reply.warn(line);
+    }
 }
 
 /// A new, empty directory under the system temp dir, by its real path (the canonical root is
@@ -307,5 +368,47 @@ mod tests {
         assert_eq!(shell_quote("/tmp/x/mosaic-queue"), "/tmp/x/mosaic-queue");
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    /// A reader that takes `room` parts, then is gone.
+    struct Closing {
+        taken: Vec<String>,
+        room: usize,
+    }
+
+    impl Reply for Closing {
+        fn documents(&self) -> bool {
+            false
+        }
+        fn text(&mut self, text: &str) -> Replied {
+            if self.taken.len() == self.room {
+                return Err(Failure::failed("cannot write to stdout: Broken pipe"));
+            }
+            self.taken.push(text.to_owned());
+            Ok(())
+        }
+        fn document(&mut self, _: Vec<u8>) -> Replied {
+            self.text("document")
+        }
+        fn receipt(&mut self, entry: &mosaic_queue_core::Entry, _: bool) -> Replied {
+            self.text(&entry.receipt)
+        }
+        fn taken(&mut self, _: &mosaic_queue_core::Row) {}
+        fn warn(&mut self, _: &str) {}
+    }
+
+    #[test]
+    fn a_reader_gone_takes_nothing_more_and_its_first_failure_is_kept() {
+        let mut closing = Closing {
+            taken: Vec::new(),
+            room: 2,
+        };
+        let mut unread = Unread::new(&mut closing);
+        for part in ["a\n", "b\n", "c\n", "d\n"] {
+            assert!(unread.text(part).is_ok(), "{part}");
+        }
+        let lost = unread.lost.take().map(|f| f.message);
+        assert_eq!(lost.as_deref(), Some("cannot write to stdout: Broken pipe"));
+        assert_eq!(closing.taken, ["a\n", "b\n"]);
     }
 }

@@ -27,10 +27,17 @@ const HOOK_TARGET: &str = ".git/hooks/pre-commit";
 pub fn guard() -> Replied {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
+    // A `.git` that cannot be listed is what git too takes for no repository: the same
+    // failure as every verb's (exit 1), not a refusal of where the guard ran.
     let top = git::run(&cwd, &["rev-parse", "--show-toplevel"]).map_err(|e| {
-        Failure::refused(format!(
-            "not inside a git work tree ({e}); the guard runs as the pre-commit hook"
-        ))
+        crate::checkout::unlistable(&cwd).map_or_else(
+            || {
+                Failure::refused(format!(
+                    "not inside a git work tree ({e}); the guard runs as the pre-commit hook"
+                ))
+            },
+            Failure::from,
+        )
     })?;
     // Git hands a hook a relative GIT_INDEX_FILE (`.git/index`) and resolves a relative one
     // from the top level, as git itself does after finding the work tree.

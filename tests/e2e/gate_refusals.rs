@@ -109,7 +109,7 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     (
         "mcp --seat jason",
-        "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing",
+        "refused: this key acts as darkwing only, not jason; leave --seat out, since every command through it acts as darkwing",
     ),
     (
         "add --piece x --op darkwing-add-9",

@@ -462,7 +462,7 @@ pub enum Verb {
     /// Another program, shell syntax, another actor, a verb kept for others or a file on this
     /// host is refused with exit 2 and one line.
     #[command(
-        after_help = "Examples (the command of a key's authorized_keys line; what the key's owner sends):\n  mosaic-queue gate --seat darkwing --root /srv/mosaic\n  SSH_ORIGINAL_COMMAND='list --json' mosaic-queue gate --seat darkwing --root /srv/mosaic"
+        after_help = "Examples (the command of a key's authorized_keys line; what the key's owner sends):\n  mosaic-queue gate --seat darkwing --root /srv/mosaic/stack\n  SSH_ORIGINAL_COMMAND='list --json' mosaic-queue gate --seat darkwing --root /srv/mosaic/stack"
     )]
     Gate(crate::gate::args::GateArgs),
     /// Print a shell completion script for bash, zsh, fish or powershell.

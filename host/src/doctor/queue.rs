@@ -160,7 +160,15 @@ fn history(
     let Some(confirmed) = confirmed(at, queue, bytes, witness, out) else {
         return;
     };
-    tail(queue, confirmed, seen, out);
+    // The entries sync would confirm, the archives' among them: the check above read the
+    // same archives, so one that fails now changed since, and queue.json's tail is named.
+    let (io, paths) = at;
+    let entries =
+        store::archived::entries_after(io, paths, queue, confirmed).unwrap_or_else(|_| {
+            let log = queue.file().chain_entries();
+            log.iter().filter(|e| e.rev > confirmed).cloned().collect()
+        });
+    tail(queue, confirmed, &entries, seen, out);
     unacknowledged(queue, seen, out);
 }
 
@@ -211,15 +219,19 @@ fn confirmed(
     })
 }
 
-/// Revisions past `confirmed` that are visible but not confirmed durable: `sync` confirms them
-/// (no action while a live writer holds the lock: it may be its own write in flight).
-fn tail(queue: &Queue, confirmed: u64, seen: &Seen, out: &mut Vec<Finding>) {
+/// Revisions past `confirmed` that are visible but not confirmed durable (`entries`): `sync`
+/// confirms them (no action while a live writer holds the lock: it may be its own write in
+/// flight).
+fn tail(
+    queue: &Queue,
+    confirmed: u64,
+    entries: &[mosaic_queue_core::Entry],
+    seen: &Seen,
+    out: &mut Vec<Finding>,
+) {
     let rev = queue.revision();
-    let tail: Vec<String> = queue
-        .file()
-        .log
+    let tail: Vec<String> = entries
         .iter()
-        .filter(|e| e.rev > confirmed)
         .map(|e| format!("{} by {}", e.op, e.by))
         .collect();
     if confirmed > 0 && !tail.is_empty() {
@@ -317,7 +329,7 @@ fn table_status(io: &dyn Io, paths: &Paths, queue: &Queue, seen: &Seen, out: &mu
             return;
         }
     };
-    match store::table_status(queue, body) {
+    match store::table_status(io, paths, queue, body) {
         BodyStatus::Current => {}
         BodyStatus::Stale { rev } => {
             let shows = if rev == 0 {

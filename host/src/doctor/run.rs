@@ -12,7 +12,8 @@ pub fn doctor(reply: &mut dyn Reply) -> Replied {
         .map_err(|e| Failure::failed(format!("cannot read the working directory: {e}")))?;
     let report = inspect_checkout(&cwd).map_err(|e| match e {
         DoctorError::Checkout(e) => Failure::from(e),
-        e @ DoctorError::Unlistable { .. } => Failure::failed(e.to_string()),
+        // The kind a verb gives for a `.git` it cannot list when locating the checkout.
+        e @ DoctorError::Unlistable { .. } => Failure::failed(e.to_string()).kind("unlistable"),
     })?;
     if reply.documents() {
         reply.serialized(&report)?;

@@ -23,6 +23,11 @@ pub fn confine(confinement: Confinement) {
     let _ = CONFINED.set(confinement);
 }
 
+/// Whether this process is a gate's: what it says to its seat is for a remote seat.
+pub fn confined() -> bool {
+    CONFINED.get().is_some()
+}
+
 /// Judges `cli` as the gate does, when this process is a gate's; `Ok` otherwise.
 pub fn admit(cli: &Cli) -> Result<(), GateError> {
     match CONFINED.get() {

@@ -16,10 +16,15 @@ pub enum GateError {
         "refused: this key runs mosaic-queue verbs only, not {0:?}; send a verb (ssh HOST list), or nothing or `mcp` for the MCP server"
     )]
     Program(String),
+    /// `flag` is what named the other actor: `--by`, or `mcp --seat`'s `--seat`.
     #[error(
-        "refused: this key acts as {seat} only, not {given}; leave --by out, since every command through it acts as {seat}"
+        "refused: this key acts as {seat} only, not {given}; leave {flag} out, since every command through it acts as {seat}"
     )]
-    Actor { seat: String, given: String },
+    Actor {
+        seat: String,
+        given: String,
+        flag: &'static str,
+    },
     #[error("refused: {verb} is for {who}, and this key acts as {seat}; ask one of them to run it")]
     Privileged {
         verb: &'static str,

@@ -27,7 +27,7 @@ use crate::reply::{Failure, Replied, Reply};
 pub fn run(args: &GateArgs) -> i32 {
     let request = match read_request(&args.seat) {
         Ok(request) => request,
-        Err(e) => return refuse(e.into(), false),
+        Err((e, json)) => return refuse(e.into(), json),
     };
     // `None`: the MCP server.
     let cli = match request {
@@ -63,14 +63,25 @@ pub fn run(args: &GateArgs) -> i32 {
     }
 }
 
-/// The command the remote side sent, split and classified; the key's seat checked first.
-fn read_request(seat: &str) -> Result<Request, GateError> {
-    mosaic_queue_core::check_seat(seat).map_err(|_| GateError::Seat(seat.to_owned()))?;
+/// The command the remote side sent, split and classified; the key's seat checked first. A
+/// refusal comes with whether the line asked for `--json`, told from the words read before
+/// it stopped (`words::before_stop`), so its error document is printed as asked.
+fn read_request(seat: &str) -> Result<Request, (GateError, bool)> {
     let line = match std::env::var_os("SSH_ORIGINAL_COMMAND") {
-        None => String::new(),
-        Some(v) => v.into_string().map_err(|_| GateError::NotText)?,
+        None => Ok(String::new()),
+        // Told apart by its words with each byte that is not UTF-8 read as U+FFFD.
+        Some(v) => v
+            .into_string()
+            .map_err(|v| v.to_string_lossy().into_owned()),
     };
-    request::classify(words::split(&line)?)
+    let json = match &line {
+        Ok(text) | Err(text) => words::asks_json(&words::before_stop(text)),
+    };
+    let refused = |e: GateError| (e, json);
+    mosaic_queue_core::check_seat(seat).map_err(|_| refused(GateError::Seat(seat.to_owned())))?;
+    let line = line.map_err(|_| refused(GateError::NotText))?;
+    let words = words::split(&line).map_err(|e| refused(e.into()))?;
+    request::classify(words).map_err(refused)
 }
 
 /// Changes to `root` (when the line names one); the working directory the verbs run in.

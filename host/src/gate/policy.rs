@@ -48,10 +48,11 @@ impl Who {
 /// checkout's top as the verb would take it, names something there that is not a directory.
 pub fn check(seat: &str, cli: &Cli, names_file: &dyn Fn(&str) -> bool) -> Result<(), GateError> {
     let verb = &cli.verb;
-    if let Some(given) = actor(verb).filter(|given| *given != seat) {
+    if let Some((given, flag)) = actor(verb).filter(|(given, _)| *given != seat) {
         return Err(GateError::Actor {
             seat: seat.to_owned(),
             given: given.to_owned(),
+            flag,
         });
     }
     let who = Who::of(verb);
@@ -71,8 +72,9 @@ pub fn check(seat: &str, cli: &Cli, names_file: &dyn Fn(&str) -> bool) -> Result
     arguments(verb, names_file)
 }
 
-/// The actor a command names for itself (`--by`, `mcp --seat`), if it names one.
-fn actor(verb: &Verb) -> Option<&str> {
+/// The actor a command names for itself, if it names one, and the flag that names it (`--by`,
+/// or `mcp --seat`).
+fn actor(verb: &Verb) -> Option<(&str, &'static str)> {
     let by = match verb {
         Verb::Add { change, .. }
         | Verb::Move { change, .. }
@@ -92,10 +94,10 @@ fn actor(verb: &Verb) -> Option<&str> {
             ReviewVerb::VerifyCommit { .. } => return None,
         },
         Verb::Commit { by, .. } | Verb::InstallHook { by } => by,
-        Verb::Mcp { seat } => seat,
+        Verb::Mcp { seat } => return seat.as_deref().map(|seat| (seat, "--seat")),
         _ => return None,
     };
-    by.as_deref()
+    by.as_deref().map(|by| (by, "--by"))
 }
 
 /// Why a verb is not run for a remote seat: it reads or writes files on the queue host that

@@ -46,10 +46,7 @@ pub fn classify(mut words: Vec<String>) -> Result<Request, GateError> {
         Some(first) if !is_verb(first) => return Err(GateError::Program(first.clone())),
         _ => {}
     }
-    let json = words
-        .iter()
-        .take_while(|w| *w != "--")
-        .any(|w| w == "--json");
+    let json = super::words::asks_json(&words);
     let argv: Vec<OsString> = std::iter::once(String::from("mosaic-queue"))
         .chain(words)
         .map(OsString::from)

@@ -56,23 +56,65 @@ pub fn split(line: &str) -> Result<Vec<String>, WordsError> {
     if line.len() > MAX_BYTES {
         return Err(WordsError::TooLong(line.len()));
     }
+    match scan(line) {
+        (words, None) => Ok(words),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// The words a shell would have taken from `line` before the point where `split` stops: all
+/// of them when it stops nowhere, and a word cut off by shell syntax or a control character
+/// outside quotes counts whole (`list --json; id` holds `list --json`), one whose quote is
+/// open does not. Of a line over `MAX_BYTES`, its first `MAX_BYTES` are read. What a refusal
+/// uses to tell whether `--json` was asked for (`asks_json`).
+pub fn before_stop(line: &str) -> Vec<String> {
+    let mut end = line.len().min(MAX_BYTES);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    scan(&line[..end]).0
+}
+
+/// Whether `words` ask for `--json`: the word itself, before any `--` (after it, `--json` is
+/// a value, such as a note's text).
+pub fn asks_json(words: &[String]) -> bool {
+    words
+        .iter()
+        .take_while(|w| *w != "--")
+        .any(|w| w == "--json")
+}
+
+/// The words of `line`, and why the split stopped early if it did, with the words before.
+fn scan(line: &str) -> (Vec<String>, Option<WordsError>) {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = line.chars().enumerate().map(|(i, c)| (i + 1, c));
     while let Some((at, c)) = chars.next() {
-        match c {
-            ' ' | '\t' => words.extend(word.take()),
-            '\'' | '"' => {
-                let text = quoted(&mut chars, at, c)?;
-                word.get_or_insert_with(String::new).push_str(&text);
+        let stop = match c {
+            ' ' | '\t' => {
+                words.extend(word.take());
+                continue;
             }
-            c if c.is_control() => return Err(WordsError::Control { at, what: c }),
-            c if plain(c) => word.get_or_insert_with(String::new).push(c),
-            c => return Err(WordsError::Unquoted { at, what: c }),
-        }
+            '\'' | '"' => match quoted(&mut chars, at, c) {
+                Ok(text) => {
+                    word.get_or_insert_with(String::new).push_str(&text);
+                    continue;
+                }
+                // The word whose quote is open is no word yet.
+                Err(e) => return (words, Some(e)),
+            },
+            c if c.is_control() => WordsError::Control { at, what: c },
+            c if plain(c) => {
+                word.get_or_insert_with(String::new).push(c);
+                continue;
+            }
+            c => WordsError::Unquoted { at, what: c },
+        };
+        words.extend(word);
+        return (words, Some(stop));
     }
     words.extend(word);
-    Ok(words)
+    (words, None)
 }
 
 /// The text of a quoted string whose opening `quote` was at `start`, up to its closing quote.
@@ -210,6 +252,60 @@ mod tests {
         let long = "a".repeat(MAX_BYTES + 1);
         assert_eq!(split(&long), Err(WordsError::TooLong(MAX_BYTES + 1)));
         assert_eq!(split(&"a".repeat(MAX_BYTES)).unwrap().len(), 1);
+    }
+
+    /// The words `sh` makes of `line`: the second implementation the split is held to.
+    fn sh_words(line: &str) -> Vec<String> {
+        let script = format!("set -- {line}\nfor w in \"$@\"; do printf '%s\\0' \"$w\"; done");
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .output()
+            .expect("sh runs");
+        assert!(out.status.success(), "sh: {line:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut words: Vec<String> = text.split('\0').map(str::to_owned).collect();
+        assert_eq!(words.pop().as_deref(), Some(""), "{line:?}");
+        words
+    }
+
+    #[test]
+    fn every_line_it_takes_splits_as_sh_splits_it() {
+        for line in [
+            "gate --seat darkwing --root '/srv/mosaic/my stack'",
+            "gate --seat darkwing --root \"/srv/mosaic/my stack\"",
+            "gate --root /srv/mosaic/my' 'stack --seat darkwing",
+            "note 3 'waiting on #12; back tomorrow' --op darkwing-3-note-4",
+            "a'b c'\"d\" '' x",
+            "note 3 \"a 'quoted' word\" 'say \"hi\"'",
+            "move 3 done --evidence comment=12,round=1,candidate=git:ab HEAD^ a@b %c +d",
+            "\tlist\t --json ",
+            "note 3 'café ✓ $HOME `id` \\'",
+        ] {
+            assert_eq!(ok(line), sh_words(line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn the_words_before_a_stop_are_what_a_shell_would_have_run() {
+        let before = |line: &str| before_stop(line);
+        assert_eq!(before("list --json; id"), ["list", "--json"]);
+        assert_eq!(before("list --json\nid"), ["list", "--json"]);
+        assert_eq!(
+            before("--json cat /etc/passwd"),
+            ["--json", "cat", "/etc/passwd"]
+        );
+        assert_eq!(before("list; id --json"), ["list"]);
+        assert_eq!(before("note 3 'open --json"), ["note", "3"]);
+        assert_eq!(before("note 3 \"$x\" --json"), ["note", "3"]);
+        assert_eq!(before("--json a'b'$(id)"), ["--json", "ab"]);
+        // A line over the cap: its first MAX_BYTES, cut back to a character's boundary (here
+        // inside a quote left open, so its word does not count).
+        let long = format!("--json  '{}'", "é".repeat(MAX_BYTES));
+        assert_eq!(before(&long), ["--json"]);
+        assert!(asks_json(&before("list --json; id")));
+        assert!(!asks_json(&before("list; id --json")));
+        assert!(!asks_json(&before("note 3 -- --json")));
+        assert!(asks_json(&before("--json note 3 -- x")));
     }
 
     #[test]

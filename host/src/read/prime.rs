@@ -36,27 +36,65 @@ const RULES: &[&str] = &[
     "Never edit docs/plans/queue.json or QUEUE.md by hand, and never checkout, stash, restore or reset them; commit with plain `git commit`, never --no-verify.",
 ];
 
-/// The rules `prime` gives `seat`: every seat's, then its role's. The MCP server's
-/// instructions carry the same lines.
+/// Where a seat's commands run: on the queue host, or through the OpenSSH gate, whose key pins
+/// the seat (no `--by`) and where a file on the seat's machine is never at hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    Host,
+    Gate,
+}
+
+impl Reach {
+    /// This process's reach: the gate's once the gate confined it.
+    pub fn here() -> Reach {
+        if crate::gate::confine::confined() {
+            Reach::Gate
+        } else {
+            Reach::Host
+        }
+    }
+}
+
+/// The rules `prime` gives `seat` in this process (`Reach::here`): every seat's, then its
+/// role's. The MCP server's instructions carry the same lines, so a server the gate started
+/// tells a remote seat what works through the gate.
 pub fn rules(seat: &str) -> Vec<&'static str> {
+    rules_for(seat, Reach::here())
+}
+
+/// The rules for `seat` where it runs (`reach`).
+fn rules_for(seat: &str, reach: Reach) -> Vec<&'static str> {
     let mut rules = RULES.to_vec();
-    rules.extend_from_slice(permissions(Role::of(seat)));
+    rules.extend(permissions(Role::of(seat), reach));
     rules
 }
 
+/// How a seat moves its row into review: a file or a commit on the host; through the gate the
+/// manifest's text itself (a file on the host is refused there) or a commit the host has.
+fn to_review(reach: Reach) -> &'static str {
+    match reach {
+        Reach::Host => {
+            "You may take or start an unowned queued row (you become its owner) and move your own rows: in-progress -> in-review needs --candidate FILE|REV, -> blocked needs --reason; in-review -> in-progress when changes are asked."
+        }
+        Reach::Gate => {
+            "You may take or start an unowned queued row (you become its owner) and move your own rows: in-progress -> in-review needs the manifest's text (--manifest-stdin, or --manifest-text for one line; never a file, which the queue host cannot read) or a commit the queue host has (--candidate REV), -> blocked needs --reason; in-review -> in-progress when changes are asked."
+        }
+    }
+}
+
 /// Who may do what, by role.
-fn permissions(role: Role) -> &'static [&'static str] {
+fn permissions(role: Role, reach: Reach) -> Vec<&'static str> {
     match role {
-        Role::Seat => &[
-            "You may take or start an unowned queued row (you become its owner) and move your own rows: in-progress -> in-review needs --candidate FILE|REV, -> blocked needs --reason; in-review -> in-progress when changes are asked.",
+        Role::Seat => vec![
+            to_review(reach),
             "You may release your in-progress row, note rows you own or review, and set piece, gate, issues, closes, reviewers, brief or after on rows you own.",
             "The lead, jason or sage add and assign rows; jason alone moves waiting-on-jason to done.",
         ],
-        Role::Lead => &[
+        Role::Lead => vec![
             "As the lead you add and assign rows, set and note any row, and decide what stale work to release (jason or sage release others' rows).",
             "jason alone moves waiting-on-jason to done; jason or sage park rows and run genesis, accept-history and review abandon.",
         ],
-        Role::Privileged => &[
+        Role::Privileged => vec![
             "As a privileged actor you may add, assign, set, note, park and release any row, and run genesis, accept-history and review abandon.",
             "jason alone moves waiting-on-jason to done.",
         ],
@@ -83,31 +121,86 @@ impl Role {
     }
 }
 
-/// The commands a seat uses, with SEAT filled in.
-fn commands(seat: &str, role: Role) -> Vec<String> {
-    let mut v = vec![
-        format!("mosaic-queue take --op OP --by {seat}      claim what next names and start it"),
-        format!("mosaic-queue next {seat} --explain         what next gives and why"),
-        String::from("mosaic-queue show ID                         one row"),
-        format!("mosaic-queue move ID in-review --candidate FILE|REV --op OP --by {seat}"),
-        format!("mosaic-queue move ID blocked --reason TEXT --op OP --by {seat}"),
-        format!("mosaic-queue release ID --op OP --by {seat}"),
-        format!("mosaic-queue note ID TEXT --op OP --by {seat}"),
-        String::from("mosaic-queue wait ID --status in-review,done --timeout 600"),
-        String::from(
-            "mosaic-queue sync --op OP                    is that op in the log and durable?",
+/// The commands a seat uses, with SEAT filled in, each with what it is for when that helps:
+/// through the gate without `--by` (the key names the seat) and with the manifest's text
+/// where a file would be named on the host.
+fn commands(seat: &str, role: Role, reach: Reach) -> Vec<String> {
+    let by = match reach {
+        Reach::Host => format!(" --by {seat}"),
+        Reach::Gate => String::new(),
+    };
+    let mut v: Vec<(String, &str)> = vec![
+        (
+            format!("mosaic-queue take --op OP{by}"),
+            "claim what next names and start it",
         ),
+        (
+            format!("mosaic-queue next {seat} --explain"),
+            "what next gives and why",
+        ),
+        (String::from("mosaic-queue show ID"), "one row"),
     ];
-    if !matches!(role, Role::Seat) {
-        v.push(String::from(
-            "mosaic-queue list --stale 3                  work untouched for 3 days",
-        ));
-        v.push(format!(
-            "mosaic-queue add --piece TEXT [--after 3,5] --op OP --by {seat}"
-        ));
-        v.push(format!("mosaic-queue assign ID SEAT --op OP --by {seat}"));
+    match reach {
+        Reach::Host => v.push((
+            format!("mosaic-queue move ID in-review --candidate FILE|REV --op OP{by}"),
+            "",
+        )),
+        Reach::Gate => {
+            v.push((
+                String::from("mosaic-queue move ID in-review --manifest-stdin --op OP < MANIFEST"),
+                "",
+            ));
+            v.push((
+                String::from("mosaic-queue move ID in-review --candidate REV --op OP"),
+                "",
+            ));
+        }
     }
-    v
+    v.extend([
+        (
+            format!("mosaic-queue move ID blocked --reason TEXT --op OP{by}"),
+            "",
+        ),
+        (format!("mosaic-queue release ID --op OP{by}"), ""),
+        (format!("mosaic-queue note ID TEXT --op OP{by}"), ""),
+        (
+            String::from("mosaic-queue wait ID --status in-review,done --timeout 600"),
+            "",
+        ),
+        (
+            String::from("mosaic-queue sync --op OP"),
+            "is that op in the log and durable?",
+        ),
+    ]);
+    if !matches!(role, Role::Seat) {
+        v.push((
+            String::from("mosaic-queue list --stale 3"),
+            "work untouched for 3 days",
+        ));
+        v.push((
+            format!("mosaic-queue add --piece TEXT [--after 3,5] --op OP{by}"),
+            "",
+        ));
+        v.push((format!("mosaic-queue assign ID SEAT --op OP{by}"), ""));
+    }
+    v.into_iter()
+        .map(|(command, what)| match what {
+            "" => command,
+            what => format!("{command:<44} {what}"),
+        })
+        .collect()
+}
+
+/// The line above the commands: how they are sent, and how the seat is named.
+fn commands_heading(seat: &str, reach: Reach) -> String {
+    match reach {
+        Reach::Host => {
+            String::from("Commands (--by may be left out when MOSAIC_AGENT_NAME is set):")
+        }
+        Reach::Gate => format!(
+            "Commands (through the gate: send each as `ssh HOST COMMAND`, text with spaces in '...' inside one quoted argument; every command acts as {seat}, so no --by):"
+        ),
+    }
 }
 
 /// One of the seat's open rows, shortened to fit.
@@ -170,6 +263,7 @@ struct Prime<'a> {
     durable: bool,
     seat: &'a str,
     role: Role,
+    reach: Reach,
     mine: Vec<RowLine>,
     /// All of the seat's open rows, listed or not.
     mine_total: usize,
@@ -187,7 +281,8 @@ pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let seat = seat_or_agent(seat, "prime")?;
     mosaic_queue_core::check_seat(&seat)?;
     let seen = load_for_read(reply)?;
-    let mut p = gather(&seen.state.rows, seen.state.revision, seen.durable, &seat);
+    let at = (seen.state.revision, seen.durable, Reach::here());
+    let mut p = gather(&seen.state.rows, at, &seat);
     // Leave out the last passed-over row, then the last own row, until both forms fit.
     while text(&p).len() > MAX_BYTES || document(&p).len() > MAX_BYTES {
         let left_out = match p.passed.pop() {
@@ -210,8 +305,9 @@ pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
 }
 
 /// The seat's rows, the pick and the rows passed over, each list at most `MAX_ROWS` long and
-/// each piece and list shortened.
-fn gather<'a>(rows: &'a [Row], revision: u64, durable: bool, seat: &'a str) -> Prime<'a> {
+/// each piece and list shortened; `at`: the revision, whether it is durable, and the reach.
+fn gather<'a>(rows: &'a [Row], at: (u64, bool, Reach), seat: &'a str) -> Prime<'a> {
+    let (revision, durable, reach) = at;
     let role = Role::of(seat);
     let mut shortened = Vec::new();
     let open: Vec<&Row> = rows
@@ -241,12 +337,13 @@ fn gather<'a>(rows: &'a [Row], revision: u64, durable: bool, seat: &'a str) -> P
         .iter()
         .filter(|(_, why)| !matches!(why, Why::After(_)))
         .collect();
-    let rules = rules(seat);
+    let rules = rules_for(seat, reach);
     Prime {
         revision,
         durable,
         seat,
         role,
+        reach,
         mine,
         mine_total: open.len(),
         next,
@@ -357,7 +454,7 @@ fn document(p: &Prime) -> Vec<u8> {
         next: p.next.as_ref(),
         passed: &p.passed,
         rules: &p.rules,
-        commands: commands(p.seat, p.role),
+        commands: commands(p.seat, p.role, p.reach),
         cut: cut(p),
     })
 }
@@ -397,7 +494,7 @@ fn text(p: &Prime) -> String {
         ));
     }
     t.push_str("\nNext: ");
-    t.push_str(&next_line(p.next.as_ref(), seat));
+    t.push_str(&next_line(p.next.as_ref(), seat, p.reach));
     if p.passed_total > 0 {
         t.push_str("Passed over:\n");
     }
@@ -421,22 +518,26 @@ fn text(p: &Prime) -> String {
     for r in &p.rules {
         t.push_str(&format!("- {r}\n"));
     }
-    t.push_str("\nCommands (--by may be left out when MOSAIC_AGENT_NAME is set):\n");
-    for c in commands(seat, p.role) {
+    t.push_str(&format!("\n{}\n", commands_heading(seat, p.reach)));
+    for c in commands(seat, p.role, p.reach) {
         t.push_str(&format!("  {c}\n"));
     }
     t
 }
 
 /// The `Next:` line.
-fn next_line(pick: Option<&NextLine>, seat: &str) -> String {
+fn next_line(pick: Option<&NextLine>, seat: &str, reach: Reach) -> String {
+    let by = match reach {
+        Reach::Host => format!(" --by {seat}"),
+        Reach::Gate => String::new(),
+    };
     match pick {
         Some(r) if r.status == Status::InProgress => format!(
             "row {} {}, already in progress for you: carry on with it.\n",
             r.id, r.piece
         ),
         Some(r) => format!(
-            "row {} {} ({}, {}): `mosaic-queue take --op OP --by {seat}` claims it.\n",
+            "row {} {} ({}, {}): `mosaic-queue take --op OP{by}` claims it.\n",
             r.id,
             r.piece,
             r.status,

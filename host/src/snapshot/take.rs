@@ -44,7 +44,8 @@ pub fn take(held: &Session, verb: &str) -> Result<(Loaded, Vec<u8>), Failure> {
     let text =
         std::str::from_utf8(&md).map_err(|_| Failure::from(session::SessionError::TableNotUtf8))?;
     let body = markdown::body(text).map_err(|e| Failure::refused(format!("QUEUE.md {e}")))?;
-    match crate::store::table_status(&loaded.queue, body) {
+    let (io, paths) = (held.world().io, held.paths());
+    match crate::store::table_status(io, paths, &loaded.queue, body) {
         BodyStatus::Current => Ok((loaded, md)),
         BodyStatus::Stale { rev: old } => Err(Failure::refused(format!(
             "QUEUE.md is stale (rendered at rev {old}); look, then run `mosaic-queue render` before a {verb}"

@@ -4,7 +4,8 @@
 //! session, which calls it.
 
 use mosaic_queue_core::{
-    Command, Outcome, Queue, QueueError, QueueFile, VerbError, Witness, WitnessError, parse_queue,
+    Body, Command, Entry, Outcome, Queue, QueueError, QueueFile, VerbError, Witness, WitnessError,
+    parse_queue, sha256,
 };
 
 use super::{Paths, StoreError, archive};
@@ -57,6 +58,52 @@ pub fn check_extends(
         }
         other => Ok(other?),
     }
+}
+
+/// The entries past revision `after`, oldest first: those the archives hold when `after` is
+/// older than the epoch (a cut over a tail its witness never confirmed moved them there),
+/// then queue.json's. An epoch entry, which seeds the chain and is no op of its own, is not
+/// one of them. What `sync` confirms and `doctor` names as not yet durable, alike.
+pub fn entries_after(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    after: u64,
+) -> Result<Vec<Entry>, StoreError> {
+    let epochs: Vec<u32> = queue.epoch().map_or_else(Vec::new, |epoch| {
+        epoch
+            .archives
+            .iter()
+            .filter(|a| a.rev > after)
+            .map(|a| a.epoch)
+            .collect()
+    });
+    let mut entries = Vec::new();
+    for (_, file) in read_archives(io, paths, queue, &epochs)? {
+        entries.extend(past(file.chain_entries(), after));
+    }
+    entries.extend(past(queue.file().chain_entries(), after));
+    Ok(entries)
+}
+
+fn past(entries: &[Entry], after: u64) -> impl Iterator<Item = Entry> + '_ {
+    entries.iter().filter(move |e| e.rev > after).cloned()
+}
+
+/// The revision whose entry in one of `queue`'s archives rendered `body`, the newest archive
+/// first. An archive that cannot be read or parsed answers nothing here (the table then counts
+/// as unknown); the verbs that need the archive refuse it with its own line.
+pub fn rendered_at(io: &dyn Io, paths: &Paths, queue: &Queue, body: &str) -> Option<u64> {
+    let epoch = queue.epoch()?;
+    let hash = Body::Sha256(sha256(body.as_bytes()));
+    for info in epoch.archives.iter().rev() {
+        let bytes = archive::read(io, paths, &info.file, &info.sha).ok()?;
+        let file = parse_queue(&bytes).ok()?;
+        if let Some(e) = file.log.iter().rev().find(|e| e.body == hash) {
+            return Some(e.rev);
+        }
+    }
+    None
 }
 
 /// What `execute` decided, and for an op an archive holds, that archive's queue: the entry
@@ -143,7 +190,7 @@ pub fn archived_entry(
     paths: &Paths,
     queue: &Queue,
     op: &str,
-) -> Result<Option<(mosaic_queue_core::Entry, String)>, StoreError> {
+) -> Result<Option<(Entry, String)>, StoreError> {
     let epochs = queue.maybe_archived(op);
     for (k, file) in read_archives(io, paths, queue, &epochs)? {
         if let Some(e) = file.chain_entries().iter().find(|e| e.op == op) {

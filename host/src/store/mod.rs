@@ -221,8 +221,19 @@ impl Loaded {
 
 /// The table body's status against the log, where the legacy table genesis replaces counts
 /// as stale (rev 0): a crash between genesis's rename and its table write leaves it, and a
-/// render (or the retry of genesis) cures it like any stale table.
-pub fn table_status(queue: &Queue, body: &str) -> BodyStatus {
+/// render (or the retry of genesis) cures it like any stale table. A body no entry of
+/// queue.json rendered is looked up in a cut queue's archives: a table left at an archived
+/// revision (a cut killed after its rename, before its table) is stale too, not a hand edit.
+pub fn table_status(io: &dyn Io, paths: &Paths, queue: &Queue, body: &str) -> BodyStatus {
+    match active_table_status(queue, body) {
+        BodyStatus::Unknown => archived::rendered_at(io, paths, queue, body)
+            .map_or(BodyStatus::Unknown, |rev| BodyStatus::Stale { rev }),
+        status => status,
+    }
+}
+
+/// `table_status` against queue.json's log alone.
+fn active_table_status(queue: &Queue, body: &str) -> BodyStatus {
     match queue.body_status(body) {
         BodyStatus::Unknown
             if queue

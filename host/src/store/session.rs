@@ -394,7 +394,7 @@ impl<'w> Session<'w> {
     pub fn table(&self, queue: &Queue, then: &'static str) -> Result<String, SessionError> {
         let md = self.table_text()?;
         let body = markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
-        if super::table_status(queue, body) == BodyStatus::Unknown {
+        if super::table_status(self.io, &self.paths, queue, body) == BodyStatus::Unknown {
             return Err(SessionError::HandEdit { then });
         }
         Ok(md)
@@ -476,7 +476,10 @@ impl<'w> Session<'w> {
         };
         let md = String::from_utf8_lossy(&bytes);
         if let Ok(body) = markdown::body(&md)
-            && matches!(super::table_status(queue, body), BodyStatus::Stale { .. })
+            && matches!(
+                super::table_status(self.io, &self.paths, queue, body),
+                BodyStatus::Stale { .. }
+            )
         {
             super::write_table(self.io, &self.paths, queue, &md).map_err(SessionError::Rerender)?;
         }
@@ -563,10 +566,12 @@ impl<'w> Session<'w> {
         let repo = self.world.repo;
         repo.check_genesis_committed(&self.paths)
             .map_err(SessionError::from)?;
-        let extends = loaded
-            .witness
-            .as_ref()
-            .map(|w| loaded.queue.check_extends(&loaded.sha, w).is_ok());
+        // Through the archives for a witness older than the epoch, as doctor checks it: one
+        // it cannot check there is not extended, which is what doctor sends here for.
+        let extends = loaded.witness.as_ref().map(|w| {
+            super::archived::check_extends(self.io, &self.paths, &loaded.queue, &loaded.sha, w)
+                .is_ok()
+        });
         // A retry is compared with what the first run recorded: by then the witness on disk may
         // be the one that run wrote, not the one it replaced.
         let recorded_witness = match loaded.queue.entry_for_op(op).map(|e| &e.args) {

@@ -8,7 +8,8 @@ use mosaic_queue_core::{BodyStatus, Entry, markdown};
 use super::lock::{self, Class, Unlocked};
 use super::session::{Session, SessionError};
 use super::world::World;
-use super::{Loaded, Paths};
+use super::{Loaded, Paths, StoreError};
+use crate::io::Io;
 
 /// What `verify` found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +49,7 @@ impl Session<'_> {
             let md = self.table_text()?;
             let body =
                 markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
-            match super::table_status(&loaded.queue, body) {
+            match super::table_status(self.world().io, self.paths(), &loaded.queue, body) {
                 BodyStatus::Current => {}
                 BodyStatus::Stale { rev } => {
                     return Err(SessionError::TableStale {
@@ -77,7 +78,7 @@ impl Session<'_> {
         let md = self.table_text()?;
         let body = markdown::body(&md).map_err(|e| SessionError::TableMarkers(e.to_string()))?;
         let rev = loaded.queue.revision();
-        match super::table_status(&loaded.queue, body) {
+        match super::table_status(self.world().io, self.paths(), &loaded.queue, body) {
             BodyStatus::Current => Ok(Rendered::Current(rev)),
             BodyStatus::Stale { rev: old } if check => Err(SessionError::TableStale {
                 rev: old,
@@ -98,7 +99,8 @@ impl Session<'_> {
     pub fn sync(&self, op: Option<&str>) -> Result<Synced, SessionError> {
         // Unchecked, so that a file that does not extend the witness gets sync's own refusal.
         let loaded = self.load_unchecked()?;
-        let confirmed = confirmed_rev(&loaded)?;
+        let (io, paths) = (self.world().io, self.paths());
+        let confirmed = confirmed_rev(io, paths, &loaded)?;
         let queue = &loaded.queue;
         let rev = queue.revision();
         let (asked, archived) = match op {
@@ -106,24 +108,17 @@ impl Session<'_> {
                 Some(e) => (Some(e.clone()), None),
                 // An op a cut archived is durable: its archive was before the cut was.
                 None => {
-                    let (e, file) =
-                        super::archived::archived_entry(self.world().io, self.paths(), queue, op)?
-                            .ok_or_else(|| SessionError::NotInLog {
-                                op: op.to_owned(),
-                                rev,
-                            })?;
+                    let (e, file) = super::archived::archived_entry(io, paths, queue, op)?
+                        .ok_or_else(|| SessionError::NotInLog {
+                            op: op.to_owned(),
+                            rev,
+                        })?;
                     (Some(e), Some(file))
                 }
             },
             None => (None, None),
         };
-        let tail: Vec<Entry> = queue
-            .file()
-            .log
-            .iter()
-            .filter(|e| e.rev > confirmed)
-            .cloned()
-            .collect();
+        let tail = super::archived::entries_after(io, paths, queue, confirmed)?;
         if !tail.is_empty() {
             // Loaded unchecked: the chain is hashed from genesis, not continued from the old
             // witness.
@@ -140,14 +135,16 @@ impl Session<'_> {
 
 /// The revision already confirmed durable: the witness's, or 0 for a file holding genesis
 /// alone with no witness. Anything else that does not extend the witness is Manual recovery.
-fn confirmed_rev(loaded: &Loaded) -> Result<u64, SessionError> {
+/// A witness older than the epoch is checked through the archives, as every load checks it
+/// (an archive missing or changed is its own refusal).
+fn confirmed_rev(io: &dyn Io, paths: &Paths, loaded: &Loaded) -> Result<u64, SessionError> {
     let rev = loaded.queue.revision();
     match &loaded.witness {
         None if rev == 1 => Ok(0),
         None => Err(SessionError::SyncWithoutWitness { rev }),
-        Some(w) => match loaded.queue.check_extends(&loaded.sha, w) {
+        Some(w) => match super::archived::check_extends(io, paths, &loaded.queue, &loaded.sha, w) {
             Ok(()) => Ok(w.revision),
-            Err(e) => {
+            Err(StoreError::Witness(e)) => {
                 let msg = e.to_string();
                 let hint = if msg.contains("Manual recovery") {
                     ""
@@ -156,6 +153,7 @@ fn confirmed_rev(loaded: &Loaded) -> Result<u64, SessionError> {
                 };
                 Err(SessionError::SyncLost(format!("{msg}{hint}")))
             }
+            Err(e) => Err(e.into()),
         },
     }
 }

@@ -190,6 +190,16 @@ impl Sshd {
         Out::from(out)
     }
 
+    /// The listening sshd's process id: each connection's own sshd process is its child.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The account the clients log in as (this user).
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
     /// What sshd logged so far.
     pub fn log(&self) -> String {
         self.log.lock().unwrap().clone()

@@ -105,6 +105,11 @@ fn no_other_actor_is_taken() {
         refused("darkwing", &format!("take {OP} --by jason")).1,
         "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing"
     );
+    // The MCP server names its seat with --seat, which is what to leave out there.
+    assert_eq!(
+        refused("darkwing", "mcp --seat jason").1,
+        "refused: this key acts as darkwing only, not jason; leave --seat out, since every command through it acts as darkwing"
+    );
 }
 
 #[test]

@@ -165,7 +165,8 @@ impl Process<'_> {
         }
         let text = String::from_utf8_lossy(&md);
         let current = markdown::body(&text).is_ok_and(|body| {
-            crate::store::table_status(&loaded.queue, body) == BodyStatus::Current
+            crate::store::table_status(self.world().io, self.paths(), &loaded.queue, body)
+                == BodyStatus::Current
         });
         if !current {
             return Err(refused("QUEUE.md is not a current render; render first"));

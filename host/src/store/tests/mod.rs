@@ -57,5 +57,6 @@ scenario!(archive: archive, states 29 / 77, person 0 / 0, calls 51);
 scenario!(archive_again: archive_again, states 27 / 71, person 0 / 0, calls 52);
 scenario!(render: render, states 9 / 17, person 0 / 0, calls 19);
 scenario!(sync: sync, states 16 / 33, person 0 / 0, calls 32);
+scenario!(sync_after_cut: sync_after_cut, states 16 / 33, person 0 / 0, calls 34);
 scenario!(unlock: unlock, states 7 / 7, person 0 / 0, calls 15);
 scenario!(commit: commit, states 5 / 5, person 0 / 0, calls 11);

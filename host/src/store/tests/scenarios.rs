@@ -282,6 +282,32 @@ pub fn sync() -> Scenario {
     plain("sync", c, Run::Sync)
 }
 
+/// Row 1's move to done killed after its rename (rev 4 visible, the witness at rev 3), then
+/// the cut before rev 5 killed after its rename too, each dead lock removed: the witness is
+/// older than the epoch (rev 4), and `sync` confirms through the archive the tail both left
+/// visible, naming the move the archive holds and the cut.
+pub fn sync_after_cut() -> Scenario {
+    let c = started();
+    ok(
+        &c,
+        json!({"verb": "move", "id": 1, "to": "in-review", "candidate": CANDIDATE, "issue": 12}),
+        OP,
+        "darkwing",
+    );
+    let killed_at_rename = |run: &dyn Fn(&Process) -> Ran| {
+        let kill = Tracer::memory().halting_at("queue-renamed");
+        let killed = run(&c.process(Some(&kill)));
+        assert!(killed.is_err() && kill.halted(), "{killed:?}");
+        let unlocked = c.process(None).unlock();
+        assert!(unlocked.is_ok(), "{unlocked:?}");
+    };
+    let done = cmd(json!({"verb": "move", "id": 1, "to": "done",
+        "evidence": {"comment": 55, "round": 1, "candidate": CANDIDATE}}));
+    killed_at_rename(&|p| p.change(&done, "darkwing-1-done", "darkwing"));
+    killed_at_rename(&|p| p.archive(5, "lead-archive-0001", "lead"));
+    plain("sync after a cut", c, Run::Sync)
+}
+
 /// A dead lock, left by a writer killed once it held it.
 pub fn unlock() -> Scenario {
     let c = Checkout::genesis();
