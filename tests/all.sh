@@ -10,7 +10,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each stage says how long the one before it took, and the script ends with the total, so a
+# run shows where its time goes (a failed stage's time is printed as the script stops).
+started=$(date +%s)
+stage=
+stage_at=$started
+stage_end() {
+  local now
+  now=$(date +%s)
+  [ -z "$stage" ] || printf -- '-- %s: %d s\n' "$stage" $((now - stage_at))
+  stage_at=$now
+}
+step() {
+  stage_end
+  stage="$*"
+  printf '\n== %s\n' "$stage"
+}
+finish() {
+  local code=$?
+  stage_end
+  printf -- '-- total: %d s (exit %d)\n' $(($(date +%s) - started)) "$code"
+}
+trap finish EXIT
 
 step "install what the build needs (only what is missing)"
 # rustup installs rust-toolchain.toml's targets with the toolchain; an older rustup, or a
