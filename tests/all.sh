@@ -11,15 +11,33 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Each stage says how long the one before it took, and the script ends with the total, so a
-# run shows where its time goes (a failed stage's time is printed as the script stops).
+# run shows where its time goes (a failed stage's time is printed as the script stops). Beside
+# the wall time, the CPU time its processes used (user + system): on a machine whose cores are
+# shared, the wall time also counts the waits for them.
 started=$(date +%s)
 stage=
 stage_at=$started
+cpu_at=0
+# The CPU seconds this script's finished children have used so far: bash's `times`, run in
+# this shell (a command substitution's subshell has children of its own).
+times_file=$(mktemp)
+cpu_now() {
+  times >"$times_file"
+  awk 'NR == 2 {
+    n = split($0, t, " ")
+    s = 0
+    for (i = 1; i <= n; i++) { split(t[i], p, "m"); s += p[1] * 60 + p[2] }
+    printf "%d", s
+  }' "$times_file"
+}
 stage_end() {
-  local now
+  local now cpu
   now=$(date +%s)
-  [ -z "$stage" ] || printf -- '-- %s: %d s\n' "$stage" $((now - stage_at))
+  cpu_now >"$times_file.cpu"
+  cpu=$(cat "$times_file.cpu")
+  [ -z "$stage" ] || printf -- '-- %s: %d s (cpu %d s)\n' "$stage" $((now - stage_at)) $((cpu - cpu_at))
   stage_at=$now
+  cpu_at=$cpu
 }
 step() {
   stage_end
@@ -29,7 +47,8 @@ step() {
 finish() {
   local code=$?
   stage_end
-  printf -- '-- total: %d s (exit %d)\n' $(($(date +%s) - started)) "$code"
+  printf -- '-- total: %d s (cpu %d s, exit %d)\n' $(($(date +%s) - started)) "$cpu_at" "$code"
+  rm -f "$times_file" "$times_file.cpu"
 }
 trap finish EXIT
 
