@@ -95,6 +95,16 @@ step "core for x86_64-unknown-none (no std)"
 cargo build -p mosaic-queue-core --target x86_64-unknown-none
 step "tests"
 cargo test --workspace
+step "smoke: the shipped binary, built without the fault-injection feature"
+# `cargo build` never turns the seams on (only test builds get the feature), so this is the
+# binary `cargo install` ships, in the dev profile: the seams are what differ, not the
+# optimizer (docs/testing.md). It is copied aside before the smoke target's own build puts
+# the test binary back in target/debug; the Node tests below run the copy too.
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+cargo build -p mosaic-queue --bin mosaic-queue
+mkdir -p "$target_dir/shipped"
+cp "$target_dir/debug/mosaic-queue" "$target_dir/shipped/mosaic-queue"
+MOSAIC_SHIPPED_BIN="$target_dir/shipped/mosaic-queue" cargo test -p mosaic-queue --test smoke
 # The fuzz targets (tests/fuzz) need nightly and cargo-fuzz; each runs briefly over its kept
 # corpus and crashers (the stable tests above replay those already). A crash fails this step
 # and leaves its input under tests/fuzz/artifacts/<target>/. The seed is fixed so that every run of
@@ -154,5 +164,7 @@ rm -f node-shim/pkg/.gitignore
 module=node-shim/pkg/mosaic_queue_wasm_bg.wasm
 "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue "$module" -o "$module"
-step "node-shim: node --test, against the binary cargo test built"
-MOSAIC_QUEUE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/mosaic-queue" npm --prefix node-shim test
+step "node-shim: node --test, against the shipped binary the smoke stage built"
+# The Node face drives the binary a user installs, so its tests run that one, not the test
+# build with the seams.
+MOSAIC_QUEUE_BIN="$target_dir/shipped/mosaic-queue" npm --prefix node-shim test
