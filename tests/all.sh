@@ -109,7 +109,7 @@ MOSAIC_SHIPPED_BIN="$target_dir/shipped/mosaic-queue" cargo test -p mosaic-queue
 # corpus and crashers (the stable tests above replay those already). A crash fails this step
 # and leaves its input under tests/fuzz/artifacts/<target>/. The seed is fixed so that every run of
 # this step explores the same inputs: a finding here is repeatable, never a roll of the dice.
-step "fuzz: each target for 20 s"
+step "fuzz: each target for 20 s, two at a time"
 # cargo-fuzz is installed when missing (a few minutes, once); a machine without nightly fails
 # here, saying what to install.
 if cargo +nightly --version >/dev/null 2>&1; then
@@ -129,24 +129,46 @@ if cargo +nightly --version >/dev/null 2>&1; then
     echo "the fuzz targets listed ($(echo $targets)) are not the files under tests/fuzz/fuzz_targets ($(echo $files))" >&2
     exit 1
   fi
-  for target in $targets; do
+  # Built once, then run two at a time: each run is one libFuzzer process on one core for its
+  # 20 s, so two cores run two targets side by side with the executions one would get alone.
+  cargo +nightly fuzz build --fuzz-dir tests/fuzz -s none
+  results=$(mktemp -d)
+  fuzz_one() {
+    local target=$1 work
     work=$(mktemp -d)
-    log=$(mktemp)
-    seeds=(fixtures/fuzz/"$target"/corpus)
+    local seeds=(fixtures/fuzz/"$target"/corpus)
     [ -d fixtures/fuzz/"$target"/crashers ] && seeds+=(fixtures/fuzz/"$target"/crashers)
     mkdir -p tests/fuzz/artifacts/"$target"
-    if cargo +nightly fuzz run --fuzz-dir tests/fuzz -s none "$target" "$work" "${seeds[@]}" -- \
+    local code=0
+    cargo +nightly fuzz run --fuzz-dir tests/fuzz -s none "$target" "$work" "${seeds[@]}" -- \
       -seed=1 -max_total_time=20 -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix=tests/fuzz/artifacts/"$target"/ >"$log" 2>&1; then
+      -artifact_prefix=tests/fuzz/artifacts/"$target"/ >"$results/$target.log" 2>&1 || code=$?
+    echo "$code" >"$results/$target.code"
+    rm -rf "$work"
+  }
+  running=0
+  for target in $targets; do
+    if [ "$running" -ge 2 ]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    fuzz_one "$target" &
+    running=$((running + 1))
+  done
+  wait
+  failed=
+  for target in $targets; do
+    log="$results/$target.log"
+    if [ "$(cat "$results/$target.code" 2>/dev/null)" = 0 ]; then
       echo "$target: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)s"
-      rm -rf "$work" "$log"
     else
       tail -n 40 "$log" >&2
       echo "fuzz target $target failed; its input is under tests/fuzz/artifacts/$target/" >&2
-      rm -rf "$work" "$log"
-      exit 1
+      failed=1
     fi
   done
+  rm -rf "$results"
+  [ -z "$failed" ] || exit 1
 else
   # The fuzz targets are part of the test command: without nightly it fails, never passes
   # unrun.
