@@ -46,31 +46,35 @@ macro_rules! scenario {
                     swept.broken.join("\n")
                 );
                 assert_eq!(swept.calls, $calls, "calls");
-                assert_eq!(swept.ended, ($ok, $failed, $uncertain), "done / exit 1 / exit 3");
+                assert_eq!(
+                    swept.ended,
+                    ($ok, $failed, $uncertain),
+                    "done / exit 1 / exit 3"
+                );
                 assert_eq!(swept.person, $ps, "outcomes settled by a person");
             }
         }
     };
 }
 
-scenario!(add: add, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(moves: move_to_in_progress, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(move_in_review: move_in_review, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(request_on_move: request_on_move, states 61 / 156, person 32 / 74, calls 80, ended 0 / 0 / 0, person 0);
-scenario!(request_again: request_again, states 61 / 156, person 32 / 74, calls 80, ended 0 / 0 / 0, person 0);
-scenario!(resolve: resolve, states 28 / 61, person 0 / 0, calls 50, ended 0 / 0 / 0, person 0);
-scenario!(abandon: abandon, states 24 / 57, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(record: record, states 22 / 51, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(release: release, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(assign: assign, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(note: note, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(set: set, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(take: take, states 23 / 53, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(genesis: genesis, states 24 / 57, person 0 / 0, calls 39, ended 0 / 0 / 0, person 0);
-scenario!(accept_history: accept_history, states 21 / 47, person 0 / 0, calls 40, ended 0 / 0 / 0, person 0);
-scenario!(archive: archive, states 29 / 77, person 0 / 0, calls 51, ended 0 / 0 / 0, person 0);
-scenario!(archive_again: archive_again, states 27 / 71, person 0 / 0, calls 52, ended 0 / 0 / 0, person 0);
-scenario!(render: render, states 9 / 17, person 0 / 0, calls 19, ended 0 / 0 / 0, person 0);
-scenario!(sync: sync, states 16 / 33, person 0 / 0, calls 32, ended 0 / 0 / 0, person 0);
-scenario!(unlock: unlock, states 7 / 7, person 0 / 0, calls 15, ended 0 / 0 / 0, person 0);
-scenario!(commit: commit, states 5 / 5, person 0 / 0, calls 11, ended 0 / 0 / 0, person 0);
+scenario!(add: add, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(moves: move_to_in_progress, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(move_in_review: move_in_review, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(request_on_move: request_on_move, states 61 / 156, person 32 / 74, calls 80, ended 168 / 84 / 228, person 5);
+scenario!(request_again: request_again, states 61 / 156, person 32 / 74, calls 80, ended 168 / 84 / 228, person 5);
+scenario!(resolve: resolve, states 28 / 61, person 0 / 0, calls 50, ended 96 / 138 / 66, person 0);
+scenario!(abandon: abandon, states 24 / 57, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(record: record, states 22 / 51, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(release: release, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(assign: assign, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(note: note, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(set: set, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(take: take, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(genesis: genesis, states 24 / 57, person 0 / 0, calls 39, ended 102 / 66 / 66, person 0);
+scenario!(accept_history: accept_history, states 21 / 47, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(archive: archive, states 29 / 77, person 0 / 0, calls 51, ended 108 / 132 / 66, person 0);
+scenario!(archive_again: archive_again, states 27 / 71, person 0 / 0, calls 52, ended 108 / 138 / 66, person 0);
+scenario!(render: render, states 9 / 17, person 0 / 0, calls 19, ended 42 / 72 / 0, person 0);
+scenario!(sync: sync, states 16 / 33, person 0 / 0, calls 32, ended 78 / 54 / 60, person 0);
+scenario!(unlock: unlock, states 7 / 7, person 0 / 0, calls 15, ended 18 / 72 / 0, person 0);
+scenario!(commit: commit, states 5 / 5, person 0 / 0, calls 11, ended 24 / 42 / 0, person 0);
