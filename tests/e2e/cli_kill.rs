@@ -286,7 +286,10 @@ fn the_step_lists_are_the_codes_steps() {
         .into_iter()
         .map(str::to_owned)
         .collect();
-    assert_eq!(code, listed, "the steps in host/src against the seam's lists");
+    assert_eq!(
+        code, listed,
+        "the steps in host/src against the seam's lists"
+    );
 }
 
 /// The scan finds each spelling of a step: a literal, and a formatted one filled in by the
@@ -335,13 +338,15 @@ fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
 /// The steps one source file marks.
 fn steps_in(text: &str) -> BTreeSet<String> {
     let mut steps = BTreeSet::new();
-    for (at, _) in text.match_indices("step(\"") {
-        let name = &text[at + 6..];
+    let literal = "step(\"";
+    for (at, _) in text.match_indices(literal) {
+        let name = &text[at + literal.len()..];
         steps.insert(name[..name.find('"').unwrap()].to_owned());
     }
     // `step(&format!("{step}-SUFFIX"))` inside `fn NAME(`: the callers of NAME give the step.
-    for (at, _) in text.match_indices("step(&format!(\"{step}-") {
-        let rest = &text[at + 23..];
+    let formatted = "step(&format!(\"{step}-";
+    for (at, _) in text.match_indices(formatted) {
+        let rest = &text[at + formatted.len()..];
         let suffix = &rest[..rest.find('"').unwrap()];
         let name = enclosing_fn(&text[..at]);
         for prefix in literal_last_args(text, name) {

@@ -366,8 +366,8 @@ fn every_refusal_kind_answers_with_its_document() {
     let before = repo.snapshot();
     for (remote, kind, message, next) in KINDS {
         let out = gate(&repo, "darkwing", Some(remote), HOSTILE_ENV);
-        let doc: serde_json::Value = serde_json::from_str(&out.stdout)
-            .unwrap_or_else(|e| panic!("{remote}: {e}: {out:?}"));
+        let doc: serde_json::Value =
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{remote}: {e}: {out:?}"));
         assert_eq!(
             (out.code, out.stderr.as_str(), doc),
             (
@@ -406,7 +406,11 @@ fn a_refusal_before_the_verb_is_read_is_its_line_alone() {
         let out = gate(&repo, "darkwing", Some(remote), HOSTILE_ENV);
         assert_eq!(out.fails(2), format!("mosaic-queue: {line}"), "{remote}");
     }
-    let mut cmd = command(&repo.base, &["gate", "--seat", "darkwing", "--root", root], &[]);
+    let mut cmd = command(
+        &repo.base,
+        &["gate", "--seat", "darkwing", "--root", root],
+        &[],
+    );
     cmd.env(
         "SSH_ORIGINAL_COMMAND",
         std::ffi::OsStr::from_bytes(b"list \xff"),

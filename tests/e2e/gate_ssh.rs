@@ -65,7 +65,10 @@ fn assert_delivered(sshd: &Sshd, probe: &Key, setenv: &str) {
             sshd.log()
         );
     }
-    assert!(env.lines().any(|l| l == "SSH_ORIGINAL_COMMAND=anything"), "{env}");
+    assert!(
+        env.lines().any(|l| l == "SSH_ORIGINAL_COMMAND=anything"),
+        "{env}"
+    );
 }
 
 #[test]
@@ -253,11 +256,12 @@ fn a_key_cannot_act_as_another_seat_run_another_program_or_reach_a_file() {
         repo.assert_unchanged(&before);
     }
     assert!(!Path::new("/tmp/mosaic-gate-snapshot").exists());
-    // Asked for in JSON through sshd: the error document, with its kind.
+    // Asked for in JSON through sshd: the error document, with its kind. (`--json` comes last:
+    // ssh would read a leading one as its own option.)
     let out = sshd.run(
         &keys[0],
         &["SetEnv=MOSAIC_AGENT_NAME=jason"],
-        "--json take --op darkwing-take-9 --by jason",
+        "take --op darkwing-take-9 --by jason --json",
     );
     let message = "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing";
     assert_eq!(

@@ -35,7 +35,8 @@ pub(crate) fn error_doc(exit: u8, kind: &str, message: &str, next: &str) -> Stri
 }
 
 /// The next step the core names for a refusal of the data or the request.
-pub(crate) const CORRECT: &str = "nothing was changed: correct the data or the request the message names";
+pub(crate) const CORRECT: &str =
+    "nothing was changed: correct the data or the request the message names";
 
 /// Asserts `answer` is `doc`, byte for byte, and a tool error exactly when `error`.
 #[track_caller]
@@ -44,7 +45,14 @@ pub(crate) fn is(answer: &Answer, error: bool, doc: &str) {
 }
 
 /// The receipt document in the CLI's member order.
-pub(crate) fn receipt_doc(op: &str, rev: u64, verb: &str, row: u64, recorded: bool, text: &str) -> String {
+pub(crate) fn receipt_doc(
+    op: &str,
+    rev: u64,
+    verb: &str,
+    row: u64,
+    recorded: bool,
+    text: &str,
+) -> String {
     format!(
         "{{\"op\":\"{op}\",\"revision\":{rev},\"verb\":\"{verb}\",\"row\":{row},\"recorded\":{recorded},\"text\":\"{text}\"}}"
     )
@@ -217,7 +225,14 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
     is(
         &set,
         false,
-        &receipt_doc("darkwing-1-gate", 4, "set", 1, false, "ok darkwing-1-gate rev 4 set 1 gate"),
+        &receipt_doc(
+            "darkwing-1-gate",
+            4,
+            "set",
+            1,
+            false,
+            "ok darkwing-1-gate rev 4 set 1 gate",
+        ),
     );
     assert_eq!(repo.row(1)["gate"], "sage");
     let blocked = mcp.call(

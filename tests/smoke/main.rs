@@ -57,7 +57,10 @@ fn the_shipped_binary_has_no_test_seams() {
 /// and HOME.
 fn run(bin: &Path, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(bin);
-    cmd.args(args).current_dir(dir).env_clear().stdin(Stdio::null());
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .stdin(Stdio::null());
     for var in ["PATH", "HOME"] {
         if let Some(v) = std::env::var_os(var) {
             cmd.env(var, v);
@@ -74,7 +77,11 @@ fn ok(out: Output) -> String {
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     );
-    assert_eq!((out.status.code(), stderr.as_str()), (Some(0), ""), "{stdout}");
+    assert_eq!(
+        (out.status.code(), stderr.as_str()),
+        (Some(0), ""),
+        "{stdout}"
+    );
     stdout
 }
 
@@ -224,14 +231,16 @@ fn the_shipped_binary_runs_the_demo_a_write_a_snapshot_mcp_and_the_gate() {
         "ok darkwing-2-note-smoke rev 8 note 2\n"
     );
     let queue: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("docs/plans/queue.json")).unwrap())
-            .unwrap();
+        serde_json::from_slice(&std::fs::read(dir.join("docs/plans/queue.json")).unwrap()).unwrap();
     let entry = &queue["log"][7];
     assert_eq!(
         (&entry["op"], &entry["by"]),
         (&json!("darkwing-2-note-smoke"), &json!("darkwing"))
     );
-    assert!(!entry["at"].as_str().unwrap().starts_with("1970"), "{entry}");
+    assert!(
+        !entry["at"].as_str().unwrap().starts_with("1970"),
+        "{entry}"
+    );
     assert_eq!(
         ok(run(&bin, &dir, &["verify"], &[])),
         "ok verify rev 8 (8 entries, witness rev 8)\n"
@@ -245,7 +254,12 @@ fn the_shipped_binary_runs_the_demo_a_write_a_snapshot_mcp_and_the_gate() {
         format!("ok snapshot rev 8 -> {snap_arg}\n")
     );
     assert_eq!(
-        ok(run(&bin, &scratch.0, &["verify", "--snapshot", snap_arg], &[])),
+        ok(run(
+            &bin,
+            &scratch.0,
+            &["verify", "--snapshot", snap_arg],
+            &[]
+        )),
         "ok verify --snapshot rev 8\n"
     );
 
@@ -254,12 +268,17 @@ fn the_shipped_binary_runs_the_demo_a_write_a_snapshot_mcp_and_the_gate() {
     let tools = mcp.tools();
     assert_eq!(
         tool_names(&tools),
-        ["orient", "read", "take", "change", "wait", "confirm", "review"]
+        [
+            "orient", "read", "take", "change", "wait", "confirm", "review"
+        ]
     );
     let take = mcp.call("take", json!({"op": "darkwing-take-smoke"}));
     assert_eq!(
         (take.is_error, take.json()["text"].clone()),
-        (false, json!("nothing to take: darkwing has row 2 in progress"))
+        (
+            false,
+            json!("nothing to take: darkwing has row 2 in progress")
+        )
     );
     assert_eq!(mcp.close().code(), Some(0));
 
@@ -267,7 +286,12 @@ fn the_shipped_binary_runs_the_demo_a_write_a_snapshot_mcp_and_the_gate() {
     let gate = |command: &str| {
         let root = dir.to_str().unwrap();
         let args = ["gate", "--seat", "huey", "--root", root];
-        run(&bin, &scratch.0, &args, &[("SSH_ORIGINAL_COMMAND", command)])
+        run(
+            &bin,
+            &scratch.0,
+            &args,
+            &[("SSH_ORIGINAL_COMMAND", command)],
+        )
     };
     assert_eq!(
         ok(gate("note 5 'over the gate' --op huey-5-note-gate")),
