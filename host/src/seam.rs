@@ -151,4 +151,8 @@ pub const REQUEST_STEPS: &[&str] = &["request-sending", "request-posted", "outco
 /// The steps only a retry passes that confirms a tail a killed writer left visible: queue.json
 /// written again from the verified bytes, renamed, and docs/plans fsynced (then the witness's
 /// steps of `WRITE_STEPS`).
-pub const CONFIRM_STEPS: &[&str] = &["confirm-temp-written", "confirm-renamed", "confirm-dir-synced"];
+pub const CONFIRM_STEPS: &[&str] = &[
+    "confirm-temp-written",
+    "confirm-renamed",
+    "confirm-dir-synced",
+];

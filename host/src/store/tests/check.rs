@@ -125,7 +125,12 @@ fn unresolved_attempt(work: &Checkout) -> Option<String> {
     let queue: Value = serde_json::from_slice(&bytes).ok()?;
     for row in queue["rows"].as_array()? {
         let rounds = row["review"]["rounds"].as_array();
-        for attempt in rounds.into_iter().flatten().flat_map(|r| r["attempts"].as_array()).flatten() {
+        for attempt in rounds
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r["attempts"].as_array())
+            .flatten()
+        {
             let state = attempt["state"].as_str().unwrap_or_default();
             if ["requesting", "uncertain", "conflict"].contains(&state) {
                 return Some(format!(

@@ -55,7 +55,9 @@ pub fn enumerate(s: &Scenario) -> (Tally, Tally) {
                 Verdict::Unsafe(why) => {
                     tally.unsafe_states += 1;
                     if tally.failures.len() < 5 {
-                        tally.failures.push(format!("{} {model} state {i}: {why}", s.name));
+                        tally
+                            .failures
+                            .push(format!("{} {model} state {i}: {why}", s.name));
                     }
                 }
             }
