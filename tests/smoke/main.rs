@@ -36,12 +36,24 @@ const SEAMS: &[&str] = &[
     "MOSAIC_IO_FAIL",
 ];
 
+/// The seams' names found in `binary`: one pass for every `MOSAIC_`, then the names there.
 fn names_in(binary: &Path) -> Vec<&'static str> {
     let bytes = std::fs::read(binary).unwrap();
+    let prefix = b"MOSAIC_";
+    let starts: Vec<usize> = bytes
+        .windows(prefix.len())
+        .enumerate()
+        .filter(|(_, w)| w == prefix)
+        .map(|(i, _)| i)
+        .collect();
     SEAMS
         .iter()
         .copied()
-        .filter(|name| bytes.windows(name.len()).any(|w| w == name.as_bytes()))
+        .filter(|name| {
+            starts
+                .iter()
+                .any(|&i| bytes[i..].starts_with(name.as_bytes()))
+        })
         .collect()
 }
 
