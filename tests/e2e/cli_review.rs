@@ -506,6 +506,7 @@ fn real_gitea() {
 }
 
 /// The id of the comment on `issue` that carries `op`'s marker, listed with the token.
+#[cfg(feature = "real-gitea")]
 fn find_marked(url: &str, repo: &str, file: &str, issue: &str, op: &str) -> Option<u64> {
     let token = std::fs::read_to_string(file).unwrap();
     let list = format!("{url}/api/v1/repos/{repo}/issues/{issue}/comments");
