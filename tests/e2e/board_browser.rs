@@ -24,7 +24,9 @@ impl Drop for Scratch {
 fn demo() -> Scratch {
     let out = run_in(Path::new("/"), &["demo"], &[]);
     let first = out.ok().lines().next().unwrap().to_owned();
-    Scratch(PathBuf::from(first.strip_prefix("demo checkout: ").unwrap()))
+    Scratch(PathBuf::from(
+        first.strip_prefix("demo checkout: ").unwrap(),
+    ))
 }
 
 /// Runs a change in `dir` and checks its receipt.
@@ -40,7 +42,13 @@ fn a_browser_sees_every_card_a_live_note_the_row_page_and_the_graph() {
     let repo = scratch.0.as_path();
     ok(
         repo,
-        &["add", "--piece", "Fish & \"chips\" > 'salt'", "--after", "6"],
+        &[
+            "add",
+            "--piece",
+            "Fish & \"chips\" > 'salt'",
+            "--after",
+            "6",
+        ],
         "lead-add-hostile",
         "lead",
         "ok lead-add-hostile rev 8 add 7 queued",
@@ -63,10 +71,14 @@ fn a_browser_sees_every_card_a_live_note_the_row_page_and_the_graph() {
     let shot = screenshot_path();
     // A mark on the window: a reload would lose it, a swap of <main> keeps it.
     browser.script("window.boardMark = 'kept'; return null;");
-    browser.until("the stream open", |b| {
-        b.find_all("#live.on").len() == 1
-    });
-    ok(repo, &["note", "5", "seen in the browser"], "huey-5-note-1", "huey", "ok huey-5-note-1 rev 9 note 5");
+    browser.until("the stream open", |b| b.find_all("#live.on").len() == 1);
+    ok(
+        repo,
+        &["note", "5", "seen in the browser"],
+        "huey-5-note-1",
+        "huey",
+        "ok huey-5-note-1 rev 9 note 5",
+    );
     browser.until("the note on card 5", |b| {
         b.find_all("#row-5 .note")
             .first()

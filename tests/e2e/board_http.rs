@@ -18,21 +18,34 @@ fn board(name: &str) -> (Repo, Board) {
 #[test]
 fn the_first_line_names_the_address_and_each_page_answers() {
     let (_repo, board) = board("board-pages");
-    let port: u16 = board.addr.strip_prefix("127.0.0.1:").unwrap().parse().unwrap();
+    let port: u16 = board
+        .addr
+        .strip_prefix("127.0.0.1:")
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_ne!(port, 0);
     assert_eq!(board.first_line, format!("board: http://127.0.0.1:{port}/"));
     let home = board.get("/");
     assert_eq!(home.status, 200);
-    assert_eq!(home.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(
+        home.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
     assert_eq!(home.header("cache-control"), Some("no-store"));
     assert_eq!(
         home.header("content-security-policy"),
-        Some("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+        Some(
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        )
     );
     let text = home.text();
     // Genesis's three rows: 1 and 2 queued, 3 parked, each a card.
     for id in 1..=3 {
-        assert!(text.contains(&format!("id=\"row-{id}\" data-row=\"{id}\"")), "{text}");
+        assert!(
+            text.contains(&format!("id=\"row-{id}\" data-row=\"{id}\"")),
+            "{text}"
+        );
     }
     assert!(text.contains("<main id=\"main\" data-revision=\"1\" data-durable=\"true\">"));
     assert!(text.contains("<p class=\"state\">rev 1 · read-only"));
@@ -43,13 +56,25 @@ fn the_first_line_names_the_address_and_each_page_answers() {
         ("/seat/jason", 200, "genesis 3 rows on main"),
         ("/timeline", 200, "1 entries, newest first; page 1 of 1"),
         ("/timeline?verb=note", 200, "0 entries, newest first"),
-        ("/row/1", 200, "<h1><span class=\"badge st-queued\">queued</span> #1 Parser</h1>"),
+        (
+            "/row/1",
+            200,
+            "<h1><span class=\"badge st-queued\">queued</span> #1 Parser</h1>",
+        ),
         ("/lane/parked", 200, "#3</a>"),
-        ("/row/99", 404, "The queue has no row 99, and no cut archived one"),
+        (
+            "/row/99",
+            404,
+            "The queue has no row 99, and no cut archived one",
+        ),
         ("/row/x", 400, "A row&#39;s page is /row/ID"),
         ("/timeline?row=x", 400, "row must be a whole number."),
         ("/seat/nobody", 404, "No such seat"),
-        ("/nothing", 404, "The board has /, /graph, /seats, /timeline and /row/ID."),
+        (
+            "/nothing",
+            404,
+            "The board has /, /graph, /seats, /timeline and /row/ID.",
+        ),
         ("/assets/live.js", 200, "new EventSource(\"/events\")"),
         ("/assets/board.css", 200, "--in-progress: #2563eb"),
     ] {
@@ -76,7 +101,9 @@ fn only_the_listening_address_is_answered() {
             "the Host header does not name this board's address; open the address the board printed (through ssh -L, keep the same port on both ends)\n"
         );
     }
-    let local = board.raw(format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n").as_bytes());
+    let local = board.raw(
+        format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n").as_bytes(),
+    );
     assert_eq!(local.status, 200);
 }
 
@@ -102,11 +129,17 @@ fn nothing_but_get_and_head_is_answered_and_nothing_changes() {
     repo.assert_unchanged(&before);
     let get = board.get("/row/1");
     let head = board.raw(
-        format!("HEAD /row/1 HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", board.addr)
-            .as_bytes(),
+        format!(
+            "HEAD /row/1 HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            board.addr
+        )
+        .as_bytes(),
     );
     assert_eq!(head.status, 200);
-    assert_eq!(head.header("content-length"), Some(get.body.len().to_string().as_str()));
+    assert_eq!(
+        head.header("content-length"),
+        Some(get.body.len().to_string().as_str())
+    );
     assert!(head.body.is_empty());
 }
 
@@ -114,11 +147,20 @@ fn nothing_but_get_and_head_is_answered_and_nothing_changes() {
 fn requests_are_bounded_in_size() {
     let (_repo, board) = board("board-sizes");
     let long = format!("/{}", "a".repeat(3000));
-    let a = board.raw(format!("GET {long} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", board.addr).as_bytes());
+    let a = board.raw(
+        format!(
+            "GET {long} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            board.addr
+        )
+        .as_bytes(),
+    );
     assert_eq!(a.status, 414);
     let body = board.raw(
-        format!("GET / HTTP/1.1\r\nHost: {}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", board.addr)
-            .as_bytes(),
+        format!(
+            "GET / HTTP/1.1\r\nHost: {}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            board.addr
+        )
+        .as_bytes(),
     );
     assert_eq!(body.status, 413);
     assert_eq!(body.text(), "the board takes no request body\n");
@@ -161,7 +203,10 @@ fn a_durable_write_reaches_an_open_event_stream() {
         head.clear();
         reader.read_line(&mut head).unwrap();
         if head.to_ascii_lowercase().starts_with("content-type:") {
-            assert_eq!(head.trim_end(), "content-type: text/event-stream; charset=utf-8");
+            assert_eq!(
+                head.trim_end(),
+                "content-type: text/event-stream; charset=utf-8"
+            );
         }
     }
     // Chunked: each chunk's size line, then its bytes. The first holds the retry line and
@@ -172,7 +217,13 @@ fn a_durable_write_reaches_an_open_event_stream() {
         "retry: 1000\n\nevent: revision\ndata: {\"revision\":1,\"durable\":true}\n\n"
     );
     support::watch::until_watching(board.pid(), &repo.root.join(".git"));
-    ok(&repo, &["note", "1", "seen live"], "jason-1-note-1", "jason", "ok jason-1-note-1 rev 2 note 1");
+    ok(
+        &repo,
+        &["note", "1", "seen live"],
+        "jason-1-note-1",
+        "jason",
+        "ok jason-1-note-1 rev 2 note 1",
+    );
     assert_eq!(
         chunk(&mut reader),
         "event: revision\ndata: {\"revision\":2,\"durable\":true}\n\n"
@@ -200,15 +251,24 @@ fn any_address_but_loopback_is_refused_with_the_way_in() {
         let line = out.fails(2);
         assert_eq!(
             line,
-            format!("mosaic-queue: --listen {addr} is not a loopback address; the board listens on 127.0.0.1 or [::1] only: people elsewhere reach it with ssh -L PORT:127.0.0.1:PORT queue-host")
+            format!(
+                "mosaic-queue: --listen {addr} is not a loopback address; the board listens on 127.0.0.1 or [::1] only: people elsewhere reach it with ssh -L PORT:127.0.0.1:PORT queue-host"
+            )
         );
         assert_eq!(out.stdout, "");
     }
     let out = repo.run(&["board", "--listen", "localhost:80"], &[]);
-    assert!(out.fails(2).contains("is not an address; give IP:PORT on loopback"));
+    assert!(
+        out.fails(2)
+            .contains("is not an address; give IP:PORT on loopback")
+    );
     repo.assert_unchanged(&before);
     // Outside a checkout: the reads' own refusal, before anything listens.
-    let elsewhere = run_in(std::path::Path::new("/"), &["board", "--listen", "127.0.0.1:0"], &[]);
+    let elsewhere = run_in(
+        std::path::Path::new("/"),
+        &["board", "--listen", "127.0.0.1:0"],
+        &[],
+    );
     assert_ne!(elsewhere.code, 0);
     assert_eq!(elsewhere.stdout, "");
 }

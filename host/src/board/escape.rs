@@ -136,7 +136,10 @@ mod tests {
 
     #[test]
     fn a_url_part_cannot_leave_its_segment() {
-        assert_eq!(url_part("a b/c?d#e&f\"g'h<i>"), "a%20b%2Fc%3Fd%23e%26f%22g%27h%3Ci%3E");
+        assert_eq!(
+            url_part("a b/c?d#e&f\"g'h<i>"),
+            "a%20b%2Fc%3Fd%23e%26f%22g%27h%3Ci%3E"
+        );
         assert_eq!(url_part("dark-wing_1.x~"), "dark-wing_1.x~");
         assert_eq!(url_part("é"), "%C3%A9");
     }
@@ -152,7 +155,10 @@ mod tests {
 
     #[test]
     fn query_values_decode_or_are_refused() {
-        assert_eq!(decode_query_value("a+b%20c%2Fd").as_deref(), Some("a b c/d"));
+        assert_eq!(
+            decode_query_value("a+b%20c%2Fd").as_deref(),
+            Some("a b c/d")
+        );
         assert_eq!(decode_query_value("%E2%80%AE").as_deref(), Some("\u{202E}"));
         assert_eq!(decode_query_value("%zz"), None);
         assert_eq!(decode_query_value("%4"), None);

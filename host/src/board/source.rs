@@ -112,7 +112,11 @@ impl Source {
         let found = archived::row(&self.paths, &queue, id, epoch)?;
         let row = found.row()?.clone();
         let entries = archived::entries(&self.paths, &queue, epoch)?;
-        let log: Vec<LogItem> = entries.iter().map(log_item).filter(|e| e.touches(id)).collect();
+        let log: Vec<LogItem> = entries
+            .iter()
+            .map(log_item)
+            .filter(|e| e.touches(id))
+            .collect();
         let last = log.last().map(|e| Touch {
             rev: e.rev,
             at: e.at.clone(),
@@ -128,7 +132,11 @@ impl Source {
     /// Every entry the archives hold, oldest first (the history before this epoch).
     pub fn archived_log(&self) -> Result<Vec<LogItem>, Failure> {
         let queue = session::load_unlocked(World::real(), &self.paths)?.queue;
-        let Some(last) = queue.epoch().and_then(|e| e.archives.last()).map(|a| a.epoch) else {
+        let Some(last) = queue
+            .epoch()
+            .and_then(|e| e.archives.last())
+            .map(|a| a.epoch)
+        else {
             return Ok(Vec::new());
         };
         Ok(archived::entries(&self.paths, &queue, last)?
@@ -338,7 +346,10 @@ mod tests {
         ])
         .unwrap()
         .unwrap();
-        assert_eq!(ok.href(12), "https://git.example.org/mosaic/stack/issues/12");
+        assert_eq!(
+            ok.href(12),
+            "https://git.example.org/mosaic/stack/issues/12"
+        );
         let refused = |vars: &[(&str, &str)]| {
             let f = links(vars).unwrap_err();
             assert_eq!(f.exit, crate::exit::Exit::Refused);

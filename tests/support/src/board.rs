@@ -97,7 +97,10 @@ impl Board {
                 }
                 return (status, err);
             }
-            assert!(Instant::now() < deadline, "the board did not end on signal {signal}");
+            assert!(
+                Instant::now() < deadline,
+                "the board did not end on signal {signal}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }

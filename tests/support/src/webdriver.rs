@@ -174,10 +174,14 @@ impl Browser {
 
     /// The element's text as rendered.
     pub fn text(&self, element: &str) -> String {
-        self.call("GET", &self.session(&format!("/element/{element}/text")), None)
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
+        self.call(
+            "GET",
+            &self.session(&format!("/element/{element}/text")),
+            None,
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
     }
 
     pub fn click(&self, element: &str) {
@@ -247,7 +251,10 @@ fn decode_base64(text: &str) -> Vec<u8> {
             _ => panic!("not base64: {c}"),
         }
     };
-    let clean: Vec<u8> = text.bytes().filter(|c| *c != b'=' && !c.is_ascii_whitespace()).collect();
+    let clean: Vec<u8> = text
+        .bytes()
+        .filter(|c| *c != b'=' && !c.is_ascii_whitespace())
+        .collect();
     let mut out = Vec::with_capacity(clean.len() * 3 / 4);
     for chunk in clean.chunks(4) {
         let mut n = 0u32;

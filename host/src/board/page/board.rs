@@ -153,10 +153,7 @@ fn counts(snap: &Snapshot) -> String {
         ));
     }
     if snap.archived_rows > 0 {
-        out.push_str(&format!(
-            "<li>archived <b>{}</b></li>",
-            snap.archived_rows
-        ));
+        out.push_str(&format!("<li>archived <b>{}</b></li>", snap.archived_rows));
     }
     out.push_str("</ul>");
     out

@@ -54,11 +54,9 @@ pub fn card(snap: &Snapshot, card: &Card) -> String {
 fn owner(card: &Card) -> String {
     match (&card.row.owner, card.claim) {
         (None, _) => String::from("unowned"),
-        (Some(o), Claim::NoLease) => format!(
-            "<a href=\"/seat/{}\">{}</a>",
-            url_part(o),
-            escape::line(o)
-        ),
+        (Some(o), Claim::NoLease) => {
+            format!("<a href=\"/seat/{}\">{}</a>", url_part(o), escape::line(o))
+        }
     }
 }
 
@@ -67,7 +65,10 @@ fn facts(snap: &Snapshot, card: &Card) -> Vec<String> {
     let row = &card.row;
     let mut out = Vec::new();
     if !row.issues.is_empty() {
-        out.push(format!("issues {}", issues(snap.issues.as_ref(), &row.issues)));
+        out.push(format!(
+            "issues {}",
+            issues(snap.issues.as_ref(), &row.issues)
+        ));
     }
     if !row.after.is_empty() {
         out.push(format!("waits on {}", waits_on(snap, &row.after)));
@@ -202,7 +203,10 @@ pub fn next_command(rev: u64, card: &Card) -> Option<Command> {
             String::from("jason approves"),
         ),
         Status::Blocked => cmd(
-            format!("mosaic-queue move {id} in-progress {}{owner_by}", op("unblock")),
+            format!(
+                "mosaic-queue move {id} in-progress {}{owner_by}",
+                op("unblock")
+            ),
             owned(", once unblocked"),
         ),
         Status::Parked => cmd(
@@ -237,17 +241,26 @@ fn review_command(
                 ),
             ),
             _ => (
-                format!("mosaic-queue review request {id} {}{owner_by}", op("request")),
+                format!(
+                    "mosaic-queue review request {id} {}{owner_by}",
+                    op("request")
+                ),
                 owned(" posts the request again"),
             ),
         },
         Stage::AwaitingVerdicts => awaiting(r, id, &op, owner_by, owned)?,
         Stage::ChangesAsked => (
-            format!("mosaic-queue move {id} in-progress {}{owner_by}", op("rework")),
+            format!(
+                "mosaic-queue move {id} in-progress {}{owner_by}",
+                op("rework")
+            ),
             owned(" takes it back for the changes"),
         ),
         Stage::Approved if row.gate.as_deref() == Some("jason") => (
-            format!("mosaic-queue move {id} waiting-on-jason {}{owner_by}", op("handoff")),
+            format!(
+                "mosaic-queue move {id} waiting-on-jason {}{owner_by}",
+                op("handoff")
+            ),
             owned(" hands it to jason"),
         ),
         Stage::Approved => (
@@ -278,7 +291,11 @@ fn awaiting(
                 ),
                 format!(
                     "{reviewer} records a verdict, N its comment's id (approve or changes){}",
-                    if r.pending.len() > 1 { "; others wait too" } else { "" }
+                    if r.pending.len() > 1 {
+                        "; others wait too"
+                    } else {
+                        ""
+                    }
                 ),
             ))
         }

@@ -44,7 +44,9 @@ pub fn graph_page(snap: &Snapshot, chosen: Option<u64>) -> String {
     if let Some(id) = chosen {
         body.push_str(&chosen_line(snap, id, &d.closure));
     } else {
-        body.push_str("<p class=\"left-out\">Choose a row (click it) to highlight every row it waits on.</p>");
+        body.push_str(
+            "<p class=\"left-out\">Choose a row (click it) to highlight every row it waits on.</p>",
+        );
     }
     body.push_str(&format!("<figure class=\"graph\">{}</figure>", d.svg));
     body.push_str(&left_out(snap, &d));
@@ -125,7 +127,12 @@ fn select(snap: &Snapshot, chosen: Option<u64>) -> (Vec<u64>, Vec<u64>, Drawing)
         c.row.after.iter().any(|d| index.contains_key(d)) || waited_on.contains(&c.row.id)
     };
     let mut order: Vec<u64> = chosen.into_iter().chain(closure.iter().copied()).collect();
-    order.extend(snap.cards.iter().filter(|c| open(c) && linked(c)).map(|c| c.row.id));
+    order.extend(
+        snap.cards
+            .iter()
+            .filter(|c| open(c) && linked(c))
+            .map(|c| c.row.id),
+    );
     // Done rows that an open row drawn so far waits on: the edges that explain it.
     let needed: HashSet<u64> = order
         .iter()
@@ -139,7 +146,12 @@ fn select(snap: &Snapshot, chosen: Option<u64>) -> (Vec<u64>, Vec<u64>, Drawing)
             .filter(|c| !open(c) && needed.contains(&c.row.id))
             .map(|c| c.row.id),
     );
-    order.extend(snap.cards.iter().filter(|c| open(c) && !linked(c)).map(|c| c.row.id));
+    order.extend(
+        snap.cards
+            .iter()
+            .filter(|c| open(c) && !linked(c))
+            .map(|c| c.row.id),
+    );
     let mut seen = HashSet::new();
     order.retain(|id| seen.insert(*id));
     let mut drawing = Drawing {
@@ -193,7 +205,12 @@ pub fn draw(snap: &Snapshot, chosen: Option<u64>) -> Drawing {
     let set: HashSet<u64> = ids.iter().copied().collect();
     let deps = |id: u64| -> Vec<u64> {
         index.get(&id).map_or_else(Vec::new, |c| {
-            c.row.after.iter().copied().filter(|d| set.contains(d)).collect()
+            c.row
+                .after
+                .iter()
+                .copied()
+                .filter(|d| set.contains(d))
+                .collect()
         })
     };
     let edges: Vec<(u64, u64)> = ids
@@ -202,7 +219,11 @@ pub fn draw(snap: &Snapshot, chosen: Option<u64>) -> Drawing {
         .collect();
     let linked: HashSet<u64> = edges.iter().flat_map(|(a, b)| [*a, *b]).collect();
     let layers = order_layers(layer_lists(&ids, &linked, &deps), &edges);
-    let isolated: Vec<u64> = ids.iter().copied().filter(|id| !linked.contains(id)).collect();
+    let isolated: Vec<u64> = ids
+        .iter()
+        .copied()
+        .filter(|id| !linked.contains(id))
+        .collect();
     let mut place: HashMap<u64, (usize, usize)> = HashMap::new();
     for (l, layer) in layers.iter().enumerate() {
         for (i, id) in layer.iter().enumerate() {
@@ -215,7 +236,10 @@ pub fn draw(snap: &Snapshot, chosen: Option<u64>) -> Drawing {
     for (n, id) in isolated.iter().enumerate() {
         place.insert(
             *id,
-            (PAD + (n % cols) * (W + GAP_X), grid_top + (n / cols) * (H + GAP_Y)),
+            (
+                PAD + (n % cols) * (W + GAP_X),
+                grid_top + (n / cols) * (H + GAP_Y),
+            ),
         );
     }
     let width = PAD * 2 + cols * (W + GAP_X);
@@ -245,7 +269,11 @@ pub fn draw(snap: &Snapshot, chosen: Option<u64>) -> Drawing {
 }
 
 /// Each linked row's layer: one past the deepest row it waits on.
-fn layer_lists(ids: &[u64], linked: &HashSet<u64>, deps: &dyn Fn(u64) -> Vec<u64>) -> Vec<Vec<u64>> {
+fn layer_lists(
+    ids: &[u64],
+    linked: &HashSet<u64>,
+    deps: &dyn Fn(u64) -> Vec<u64>,
+) -> Vec<Vec<u64>> {
     let mut depth: HashMap<u64, usize> = HashMap::new();
     for id in ids.iter().filter(|id| linked.contains(id)) {
         // Iterative depth-first: a chain of thousands of rows must not exhaust the stack. The
@@ -267,7 +295,10 @@ fn layer_lists(ids: &[u64], linked: &HashSet<u64>, deps: &dyn Fn(u64) -> Vec<u64
                 continue;
             }
             stack.push((n, true));
-            for d in ds.into_iter().filter(|d| !depth.contains_key(d) && !open.contains(d)) {
+            for d in ds
+                .into_iter()
+                .filter(|d| !depth.contains_key(d) && !open.contains(d))
+            {
                 stack.push((d, false));
             }
         }

@@ -38,7 +38,10 @@ pub fn row_page(snap: &Snapshot, card: &Card, log: &[&LogItem], from: ReadFrom<'
             escape::line(file)
         ));
     } else if let Some(cmd) = next_command(snap.revision, card) {
-        body.push_str(&format!("<div class=\"panel\"><h2>Next</h2>{}</div>", command_html(&cmd)));
+        body.push_str(&format!(
+            "<div class=\"panel\"><h2>Next</h2>{}</div>",
+            command_html(&cmd)
+        ));
     }
     body.push_str(&fields(snap, card));
     body.push_str(&format!(
@@ -53,7 +56,12 @@ pub fn row_page(snap: &Snapshot, card: &Card, log: &[&LogItem], from: ReadFrom<'
         }
     }
     body.push_str(&log_html(row.id, log));
-    page(snap, Nav::None, &format!("#{} {}", row.id, row.piece), &body)
+    page(
+        snap,
+        Nav::None,
+        &format!("#{} {}", row.id, row.piece),
+        &body,
+    )
 }
 
 fn fields(snap: &Snapshot, card: &Card) -> String {
@@ -69,14 +77,27 @@ fn fields(snap: &Snapshot, card: &Card) -> String {
         || String::from("-"),
         |o| format!("<a href=\"/seat/{}\">{}</a>", url_part(o), escape::line(o)),
     );
-    let narrowed = if row.closes_narrowed { " (narrowed)" } else { "" };
+    let narrowed = if row.closes_narrowed {
+        " (narrowed)"
+    } else {
+        ""
+    };
     let mut rows: Vec<(&str, String)> = vec![
         ("status", escape::line(row.status.as_str())),
         ("owner", owner),
         ("gate", text(&row.gate)),
         ("issues", or_dash(issues(snap.issues.as_ref(), &row.issues))),
-        ("closes", format!("{}{narrowed}", or_dash(issues(snap.issues.as_ref(), &row.closes)))),
-        ("reviewers", or_dash(escape::line(&row.reviewers.join(", ")))),
+        (
+            "closes",
+            format!(
+                "{}{narrowed}",
+                or_dash(issues(snap.issues.as_ref(), &row.closes))
+            ),
+        ),
+        (
+            "reviewers",
+            or_dash(escape::line(&row.reviewers.join(", "))),
+        ),
         ("brief", text(&row.brief)),
         ("note", text(&row.note)),
     ];
@@ -111,7 +132,11 @@ fn round_html(r: &Round, current: bool) -> String {
         escape::line(r.candidate.as_deref().unwrap_or("-")),
         escape::line(&r.opened_by),
         r.opened_rev,
-        if r.requested { "" } else { "; posts no request" },
+        if r.requested {
+            ""
+        } else {
+            "; posts no request"
+        },
         if r.duplicate_risk {
             "; duplicate risk: an abandoned request's comment may still land"
         } else {
@@ -126,7 +151,8 @@ fn round_html(r: &Round, current: bool) -> String {
                 escape::line(&a.op),
                 escape::line(&a.by),
                 a.state.as_str(),
-                a.comment.map_or_else(|| String::from("-"), |c| c.to_string()),
+                a.comment
+                    .map_or_else(|| String::from("-"), |c| c.to_string()),
                 escape::line(a.detail.as_deref().unwrap_or("-"))
             ));
         }

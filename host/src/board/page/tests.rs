@@ -159,7 +159,10 @@ fn each_row_lands_in_its_lane_with_the_command_that_moves_it() {
     );
     let approved = in_review(Some(Posted), &[("flicker", Approve), ("gosling", Approve)]);
     assert_eq!(lane_of(&approved), Lane::Approved);
-    assert_eq!(line(&approved).unwrap(), "mosaic-queue move 3 done --op done-3-r42");
+    assert_eq!(
+        line(&approved).unwrap(),
+        "mosaic-queue move 3 done --op done-3-r42"
+    );
     let mut gated = in_review(Some(Posted), &[("flicker", Approve), ("gosling", Approve)]);
     gated.row.gate = Some("jason".into());
     assert_eq!(
@@ -173,7 +176,10 @@ fn each_row_lands_in_its_lane_with_the_command_that_moves_it() {
         "mosaic-queue move 4 done --op approve-4-r42 --by jason"
     );
     let parked = card_of(row(5, "x", Status::Parked));
-    assert_eq!(line(&parked).unwrap(), "mosaic-queue move 5 queued --op unpark-5-r42");
+    assert_eq!(
+        line(&parked).unwrap(),
+        "mosaic-queue move 5 queued --op unpark-5-r42"
+    );
     assert_eq!(line(&card_of(row(6, "x", Status::Queued))), None);
     assert_eq!(line(&card_of(row(6, "x", Status::Done))), None);
     // A value a shell would read is quoted.
@@ -200,18 +206,42 @@ fn the_graph_layers_rows_after_what_they_wait_on_and_highlights_a_closure() {
     assert_eq!(drawn.closure, vec![2, 1]);
     // Layer 0 at x 16, layer 1 at 16 + 210 + 70, layer 2 at 576; row 4, linked to nothing,
     // in the grid below.
-    assert!(drawn.svg.contains("id=\"n-1\" transform=\"translate(16 16)\""));
-    assert!(drawn.svg.contains("id=\"n-2\" transform=\"translate(296 16)\""));
-    assert!(drawn.svg.contains("class=\"node st-queued chosen\" id=\"n-3\" transform=\"translate(576 16)\""));
-    assert!(drawn.svg.contains("class=\"node st-queued dim\" id=\"n-4\""));
-    assert!(drawn.svg.contains("<path class=\"edge hl\" d=\"M226 33 C261 33 261 33 296 33\"/>"));
+    assert!(
+        drawn
+            .svg
+            .contains("id=\"n-1\" transform=\"translate(16 16)\"")
+    );
+    assert!(
+        drawn
+            .svg
+            .contains("id=\"n-2\" transform=\"translate(296 16)\"")
+    );
+    assert!(
+        drawn
+            .svg
+            .contains("class=\"node st-queued chosen\" id=\"n-3\" transform=\"translate(576 16)\"")
+    );
+    assert!(
+        drawn
+            .svg
+            .contains("class=\"node st-queued dim\" id=\"n-4\"")
+    );
+    assert!(
+        drawn
+            .svg
+            .contains("<path class=\"edge hl\" d=\"M226 33 C261 33 261 33 296 33\"/>")
+    );
 }
 
 #[test]
 fn the_graph_is_bounded_at_ten_thousand_rows_and_says_what_it_left_out() {
     let cards: Vec<Card> = (1..=10_000u64)
         .map(|id| {
-            let status = if id % 2 == 0 { Status::Done } else { Status::Queued };
+            let status = if id % 2 == 0 {
+                Status::Done
+            } else {
+                Status::Queued
+            };
             let mut r = row(id, "row", status);
             if id % 10 == 1 && id > 1 {
                 r.after = vec![id - 10];
@@ -240,12 +270,15 @@ fn the_graph_is_bounded_at_ten_thousand_rows_and_says_what_it_left_out() {
 /// Hostile text, as an old file may hold it (`<` and `\` were refused only later) and as a
 /// new one may: every place a text lands must show it as text.
 const HOSTILE: &str = "a & b \"q\" 'r' > <script>x</script> ]]> \u{202E}e\u{2066} </svg>\nz";
-const SHOWN: &str =
-    "a &amp; b &quot;q&quot; &#39;r&#39; &gt; &lt;script&gt;x&lt;/script&gt; ]]&gt; [U+202E]e[U+2066] &lt;/svg&gt;";
+const SHOWN: &str = "a &amp; b &quot;q&quot; &#39;r&#39; &gt; &lt;script&gt;x&lt;/script&gt; ]]&gt; [U+202E]e[U+2066] &lt;/svg&gt;";
 
 fn hostile_snapshot() -> Snapshot {
     let h = String::from(HOSTILE);
-    let mut r = in_review(Some(AttemptState::Posted), &[("flicker", VerdictKind::Approve)]).row;
+    let mut r = in_review(
+        Some(AttemptState::Posted),
+        &[("flicker", VerdictKind::Approve)],
+    )
+    .row;
     r.piece = h.clone();
     r.owner = Some(h.clone());
     r.gate = Some(h.clone());
@@ -279,7 +312,10 @@ fn hostile_snapshot() -> Snapshot {
     }];
     s.seats = vec![Seat {
         name: h.clone(),
-        last: Some(Touch { rev: 42, at: h.clone() }),
+        last: Some(Touch {
+            rev: 42,
+            at: h.clone(),
+        }),
     }];
     s.issues = Some(IssueLinks {
         base: String::from("https://git.example.org/a\"b<c"),
@@ -311,14 +347,29 @@ fn hostile_text_shows_as_text_on_every_page() {
         ("timeline", timeline_page(&s, &all, &s.log)),
         ("filtered", timeline_page(&s, &query, &s.log)),
         ("row", row_page(&s, &s.cards[0], &log, ReadFrom::Queue)),
-        ("archived", row_page(&s, &s.cards[1], &log, ReadFrom::Archive(HOSTILE))),
+        (
+            "archived",
+            row_page(&s, &s.cards[1], &log, ReadFrom::Archive(HOSTILE)),
+        ),
         ("missing", not_found(&s, HOSTILE, HOSTILE)),
     ];
     for (name, page) in &pages {
-        for raw in ["<script>x", "\"q\"", "'r'", "]]>", "\u{202E}", "\u{2066}", "</svg>\n", "a\"b<c"] {
+        for raw in [
+            "<script>x",
+            "\"q\"",
+            "'r'",
+            "]]>",
+            "\u{202E}",
+            "\u{2066}",
+            "</svg>\n",
+            "a\"b<c",
+        ] {
             assert!(!page.contains(raw), "{name} holds {raw:?} unescaped");
         }
-        assert!(page.contains(SHOWN), "{name} does not show the text escaped");
+        assert!(
+            page.contains(SHOWN),
+            "{name} does not show the text escaped"
+        );
     }
     let board_page = &pages[0].1;
     assert!(board_page.contains("href=\"https://git.example.org/a&quot;b&lt;c/issues/12\""));
@@ -326,6 +377,10 @@ fn hostile_text_shows_as_text_on_every_page() {
     assert!(pages[3].1.contains(
         "href=\"/seat/a%20%26%20b%20%22q%22%20%27r%27%20%3E%20%3Cscript%3Ex%3C%2Fscript%3E%20%5D%5D%3E%20%E2%80%AE"
     ));
-    assert!(pages[6].1.contains("<input name=\"seat\" value=\"a &amp; b &quot;q&quot;"));
+    assert!(
+        pages[6]
+            .1
+            .contains("<input name=\"seat\" value=\"a &amp; b &quot;q&quot;")
+    );
     assert!(pages[7].1.contains(&format!("<pre>{SHOWN}\nz</pre>")));
 }

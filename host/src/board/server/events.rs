@@ -14,9 +14,9 @@ use hyper::body::{Bytes, Frame};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::note as warn;
 use crate::board::page::events;
 use crate::board::source::{self, Changes, Source};
-use super::note as warn;
 
 /// Open event streams at most.
 pub const MAX_STREAMS: usize = 32;

@@ -92,8 +92,16 @@ mod tests {
         assert!(check(&req(Method::HEAD, Some("LOCALHOST:4321"), "/"), &hosts).is_ok());
         let status = |r: hyper::Request<()>| check(&r, &hosts).unwrap_err().status;
         assert_eq!(status(req(Method::POST, Some("127.0.0.1:4321"), "/")), 405);
-        assert_eq!(status(req(Method::DELETE, Some("127.0.0.1:4321"), "/")), 405);
-        for host in [None, Some("evil.example:4321"), Some("127.0.0.1:4322"), Some("127.0.0.1")] {
+        assert_eq!(
+            status(req(Method::DELETE, Some("127.0.0.1:4321"), "/")),
+            405
+        );
+        for host in [
+            None,
+            Some("evil.example:4321"),
+            Some("127.0.0.1:4322"),
+            Some("127.0.0.1"),
+        ] {
             assert_eq!(status(req(Method::GET, host, "/")), 421, "{host:?}");
         }
         let long = format!("/{}", "a".repeat(MAX_TARGET));

@@ -26,7 +26,9 @@ pub enum ListenError {
     )]
     NotLoopback(SocketAddr),
     /// The port is taken, or the address cannot be bound.
-    #[error("cannot listen on {0}: {1}; give another port with --listen 127.0.0.1:PORT (0 picks a free one)")]
+    #[error(
+        "cannot listen on {0}: {1}; give another port with --listen 127.0.0.1:PORT (0 picks a free one)"
+    )]
     Bind(SocketAddr, std::io::Error),
 }
 
@@ -87,7 +89,10 @@ mod tests {
             assert!(e.to_string().contains("ssh -L"), "{e}");
         }
         for bad in ["localhost:80", "127.0.0.1", ":80", "127.0.0.1:99999", ""] {
-            assert!(matches!(address(Some(bad)), Err(ListenError::NotAnAddress(_))), "{bad}");
+            assert!(
+                matches!(address(Some(bad)), Err(ListenError::NotAnAddress(_))),
+                "{bad}"
+            );
         }
         assert_eq!(url("[::1]:9".parse().unwrap()), "http://[::1]:9/");
     }

@@ -29,9 +29,9 @@ pub fn serve(listen: Option<&str>) -> Replied {
     let changes = source.changes()?;
     let first = source.snapshot()?;
     let listener = listen::bind(addr)?;
-    let bound = listener
-        .local_addr()
-        .map_err(|e| Failure::failed(format!("cannot read the address the board listens on: {e}")))?;
+    let bound = listener.local_addr().map_err(|e| {
+        Failure::failed(format!("cannot read the address the board listens on: {e}"))
+    })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -84,7 +84,8 @@ pub fn serve(listen: Option<&str>) -> Replied {
 /// Resolves at the first Ctrl-C (SIGINT) or SIGTERM.
 fn signals() -> Result<impl std::future::Future<Output = ()>, Failure> {
     use tokio::signal::unix::{SignalKind, signal};
-    let failed = |e: std::io::Error| Failure::failed(format!("cannot watch for Ctrl-C and SIGTERM: {e}"));
+    let failed =
+        |e: std::io::Error| Failure::failed(format!("cannot watch for Ctrl-C and SIGTERM: {e}"));
     let mut int = signal(SignalKind::interrupt()).map_err(failed)?;
     let mut term = signal(SignalKind::terminate()).map_err(failed)?;
     Ok(async move {

@@ -83,7 +83,9 @@ fn pages(source: &Source, snap: &Snapshot, path: &str, query: &str) -> Result<An
     let q = Params::parse(query);
     let routed = match (path, path.split('/').nth(1), path.split('/').nth(2)) {
         ("/", ..) => Ok(page::board::board(snap)),
-        ("/graph", ..) => q.number("row").map(|row| page::graph::graph_page(snap, row)),
+        ("/graph", ..) => q
+            .number("row")
+            .map(|row| page::graph::graph_page(snap, row)),
         ("/seats", ..) => Ok(page::seats::seats_page(snap)),
         ("/timeline", ..) => timeline(source, snap, &q),
         (_, Some("lane"), Some(key)) if path.split('/').count() == 3 => lane(snap, key, &q),
@@ -110,14 +112,22 @@ fn pages(source: &Source, snap: &Snapshot, path: &str, query: &str) -> Result<An
 
 fn lane(snap: &Snapshot, key: &str, q: &Params) -> Result<String, Miss> {
     let lane = Lane::parse(key).ok_or_else(|| {
-        Miss::NotFound("No such lane", String::from("The board's lanes are linked from /."))
+        Miss::NotFound(
+            "No such lane",
+            String::from("The board's lanes are linked from /."),
+        )
     })?;
     let page_no = q.number("page")?.unwrap_or(1);
-    Ok(page::board::lane_page(snap, lane, usize::try_from(page_no).unwrap_or(usize::MAX)))
+    Ok(page::board::lane_page(
+        snap,
+        lane,
+        usize::try_from(page_no).unwrap_or(usize::MAX),
+    ))
 }
 
 fn seat(snap: &Snapshot, raw: &str) -> Result<String, Miss> {
-    let name = decode_path_segment(raw).ok_or_else(|| Miss::BadQuery(String::from("The seat's name is not valid UTF-8.")))?;
+    let name = decode_path_segment(raw)
+        .ok_or_else(|| Miss::BadQuery(String::from("The seat's name is not valid UTF-8.")))?;
     page::seats::seat_page(snap, &name).ok_or_else(|| {
         Miss::NotFound(
             "No such seat",
@@ -137,7 +147,12 @@ fn row(source: &Source, snap: &Snapshot, raw: &str) -> Result<String, Miss> {
     match source.archived_row(id)? {
         Some(a) => {
             let log: Vec<&LogItem> = a.log.iter().collect();
-            Ok(page::row::row_page(snap, &a.card, &log, ReadFrom::Archive(&a.file)))
+            Ok(page::row::row_page(
+                snap,
+                &a.card,
+                &log,
+                ReadFrom::Archive(&a.file),
+            ))
         }
         None => Err(Miss::NotFound(
             "No such row",
