@@ -267,9 +267,12 @@ fn decode_base64(text: &str) -> Vec<u8> {
     out
 }
 
-#[test]
-fn base64_decodes_as_written() {
-    assert_eq!(decode_base64("aGVsbG8="), b"hello");
-    assert_eq!(decode_base64("aGk="), b"hi");
-    assert_eq!(decode_base64("YWJj"), b"abc");
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_decodes_as_written() {
+        assert_eq!(super::decode_base64("aGVsbG8="), b"hello");
+        assert_eq!(super::decode_base64("aGk="), b"hi");
+        assert_eq!(super::decode_base64("YWJj"), b"abc");
+    }
 }

@@ -49,6 +49,11 @@ pub fn serve(listen: Option<&str>) -> Replied {
     drop(first);
     let follower = events::follow(Arc::clone(&source), changes, publish, Arc::clone(&stop_fd))
         .map_err(|e| Failure::failed(format!("cannot start the board's witness thread: {e}")))?;
+    // Ctrl-C and SIGTERM are caught before the first line: whoever reads it may signal at once.
+    let signalled = {
+        let _runtime = runtime.enter();
+        signals()?
+    };
     first_line(&listen::url(bound))?;
     let stop = CancellationToken::new();
     let shared = Arc::new(conn::Shared {
@@ -61,7 +66,6 @@ pub fn serve(listen: Option<&str>) -> Replied {
     let outcome = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| Failure::failed(format!("cannot listen on {bound}: {e}")))?;
-        let signalled = signals()?;
         let accepting = tokio::spawn(conn::accept(listener, Arc::clone(&shared)));
         signalled.await;
         stop.cancel();
