@@ -462,7 +462,7 @@ pub enum Verb {
     /// a page per row, updated live as writes become durable. The first line on stdout is
     /// `board: http://127.0.0.1:PORT/`.
     #[command(
-        after_help = "Examples:\n  mosaic-queue board\n  mosaic-queue board --listen 127.0.0.1:0\n  ssh -L 7461:127.0.0.1:7461 queue-host   # from another machine, then open http://127.0.0.1:7461/"
+        after_help = "From another machine, forward the port (the same on both ends) and open the address there:\nssh -N -L 7461:127.0.0.1:7461 queue-host\n\nExamples:\n  mosaic-queue board\n  mosaic-queue board --listen 127.0.0.1:0"
     )]
     Board {
         /// The loopback address and port to listen on (127.0.0.1 or [::1]; port 0 picks a
