@@ -79,10 +79,10 @@ fn a_browser_sees_every_card_a_live_note_the_row_page_and_the_graph() {
         "huey",
         "ok huey-5-note-1 rev 9 note 5",
     );
+    // Read in one script: the card may be swapped in between a find and a read.
     browser.until("the note on card 5", |b| {
-        b.find_all("#row-5 .note")
-            .first()
-            .is_some_and(|n| b.text(n) == "seen in the browser")
+        b.script("var n = document.querySelector('#row-5 .note'); return n ? n.textContent : null;")
+            == "seen in the browser"
     });
     assert_eq!(browser.script("return window.boardMark;"), "kept");
     browser.screenshot(&shot);

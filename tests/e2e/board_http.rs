@@ -128,13 +128,7 @@ fn nothing_but_get_and_head_is_answered_and_nothing_changes() {
     }
     repo.assert_unchanged(&before);
     let get = board.get("/row/1");
-    let head = board.raw(
-        format!(
-            "HEAD /row/1 HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            board.addr
-        )
-        .as_bytes(),
-    );
+    let head = board.head("/row/1");
     assert_eq!(head.status, 200);
     assert_eq!(
         head.header("content-length"),

@@ -83,6 +83,20 @@ impl Board {
         )
     }
 
+    /// `HEAD path`: the head alone (the answer to HEAD has no body, whatever its length says).
+    pub fn head(&self, path: &str) -> Answer {
+        let mut s = self.connect();
+        s.write_all(
+            format!(
+                "HEAD {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.addr
+            )
+            .as_bytes(),
+        )
+        .expect("the request is sent");
+        read_head(&mut BufReader::new(&mut s))
+    }
+
     /// Sends `signal` and waits for the process to end (at most 30 s, then the test fails).
     pub fn stop(mut self, signal: i32) -> (ExitStatus, String) {
         let mut child = self.child.take().expect("running");
@@ -139,6 +153,24 @@ impl Answer {
 /// Reads one answer: the head, then the body by its Content-Length, or to the end.
 pub fn read_answer(s: &mut TcpStream) -> Answer {
     let mut reader = BufReader::new(s);
+    let mut answer = read_head(&mut reader);
+    let length = answer
+        .header("content-length")
+        .and_then(|v| v.parse::<usize>().ok());
+    match length {
+        Some(n) => {
+            answer.body.resize(n, 0);
+            reader.read_exact(&mut answer.body).expect("the whole body");
+        }
+        None => {
+            let _ = reader.read_to_end(&mut answer.body);
+        }
+    }
+    answer
+}
+
+/// Reads an answer's status line and headers; its body left empty.
+fn read_head(reader: &mut impl BufRead) -> Answer {
     let mut status_line = String::new();
     reader.read_line(&mut status_line).expect("a status line");
     let status = status_line
@@ -157,23 +189,9 @@ pub fn read_answer(s: &mut TcpStream) -> Answer {
         let (k, v) = line.split_once(':').expect("a header");
         headers.push((k.to_ascii_lowercase(), v.trim().to_owned()));
     }
-    let length = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse::<usize>().ok());
-    let mut body = Vec::new();
-    match length {
-        Some(n) => {
-            body.resize(n, 0);
-            reader.read_exact(&mut body).expect("the whole body");
-        }
-        None => {
-            let _ = reader.read_to_end(&mut body);
-        }
-    }
     Answer {
         status,
         headers,
-        body,
+        body: Vec::new(),
     }
 }
