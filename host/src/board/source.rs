@@ -161,7 +161,7 @@ pub struct Changes {
 impl Changes {
     /// Blocks until the witness may have changed; an `Interrupted` error once `stop` (given to
     /// `stoppable`) is readable.
-    pub fn next(&mut self) -> std::io::Result<()> {
+    pub fn wait(&mut self) -> std::io::Result<()> {
         self.watch.wait(None).map(|_| ())
     }
 }

@@ -114,7 +114,7 @@ pub fn follow(
         .spawn(move || {
             source::stoppable(stop, || {
                 loop {
-                    match changes.next() {
+                    match changes.wait() {
                         Ok(()) => {}
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => return,
                         Err(e) => {

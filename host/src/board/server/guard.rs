@@ -45,7 +45,7 @@ pub fn check<B>(req: &hyper::Request<B>, hosts: &[String]) -> Result<(), Refusal
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .map(str::to_ascii_lowercase);
-    if !host.is_some_and(|h| hosts.iter().any(|ok| *ok == h)) {
+    if !host.is_some_and(|h| hosts.contains(&h)) {
         return Err(Refusal {
             status: StatusCode::MISDIRECTED_REQUEST,
             line: "the Host header does not name this board's address; open the address the board printed (through ssh -L, keep the same port on both ends)",
