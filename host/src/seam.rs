@@ -2,7 +2,7 @@
 //! binary SIGKILLs itself when `MOSAIC_KILL_AT` names that step, `MOSAIC_LOCK_WAIT_MS`
 //! shortens the wait for a live lock, `MOSAIC_BOOT_ID` stands in for the kernel's boot id (a
 //! test's reboot), `MOSAIC_NOW_MS` sets the clock, `MOSAIC_GITEA_DEADLINE_MS` shortens the
-//! Gitea deadline, `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower the sandbox's
+//! Gitea deadline, `MOSAIC_MCP_MAX_ANSWER` lowers the bound on an MCP answer, `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower the sandbox's
 //! caps, and `MOSAIC_IO_TRACE` / `MOSAIC_IO_FAIL` put the recording and faulting hooks of
 //! `io::seams` (an `io::trace::Tracer`) on the real I/O. This is the one file that reads them; shipped builds compile
 //! every call to nothing (or to the default it is given).
@@ -70,6 +70,20 @@ pub fn now_millis() -> Option<i64> {
         return Some(ms);
     }
     None
+}
+
+/// The most bytes an MCP answer holds: `default`, unless the fault-injection build is given
+/// `MOSAIC_MCP_MAX_ANSWER`, so a test reaches the bound with a queue of a few rows.
+#[inline(always)]
+pub fn mcp_max_answer(default: usize) -> usize {
+    #[cfg(feature = "fault-injection")]
+    if let Some(bytes) = std::env::var("MOSAIC_MCP_MAX_ANSWER")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return bytes;
+    }
+    default
 }
 
 /// The hook on the real I/O calls (`io::seams`: the trace and the injected fault the

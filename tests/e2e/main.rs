@@ -38,7 +38,10 @@ mod gate_refusals;
 mod gate_ssh;
 mod gitea;
 mod house;
+mod mcp_answers;
+mod mcp_edges;
 mod mcp_protocol;
+mod mcp_start;
 mod mcp_tools;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the

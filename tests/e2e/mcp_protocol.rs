@@ -18,7 +18,7 @@ fn malformed_and_oversized_messages_get_errors_and_the_server_goes_on() {
     mcp.raw(b"this is not json\n");
     assert_eq!(
         mcp.recv(),
-        json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: not JSON"}})
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: not JSON"}})
     );
     mcp.raw(b"{\"id\": 7, \"method\": 5}\n");
     assert_eq!(
@@ -41,7 +41,7 @@ fn malformed_and_oversized_messages_get_errors_and_the_server_goes_on() {
     mcp.raw(b"\"}\n");
     assert_eq!(
         mcp.recv(),
-        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request: a message over 1048576 bytes is refused unread"}})
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request: a message over 1048576 bytes is refused unread"}})
     );
     let status = std::fs::read_to_string(format!("/proc/{}/status", mcp.pid())).unwrap();
     let rss_kib: u64 = status

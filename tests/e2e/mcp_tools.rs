@@ -347,7 +347,7 @@ fn review_and_wait_answer_as_their_verbs() {
     let long = mcp.call("wait", json!({"id": 2, "status": "done", "timeout": 601}));
     assert_eq!(
         long.json()["error"]["message"],
-        "wait: timeout 601 is not from 0 to 600 seconds; see the tool's input schema"
+        "refused: timeout \"601\" is not a number of seconds; give one from 0 to 600"
     );
     // A wait that a write ends: the answer comes once the witness says the row moved.
     let id = mcp.send_request(

@@ -14,6 +14,11 @@ use crate::reply::Failure;
 /// The most bytes one answer's document holds (16 KiB).
 pub const MAX_ANSWER: usize = 16 * 1024;
 
+/// The bound in force: `MAX_ANSWER`, lowered by a test of the fault-injection build.
+fn max_answer() -> usize {
+    crate::seam::mcp_max_answer(MAX_ANSWER)
+}
+
 /// Strings longer than this are cut when an answer is over the bound...
 const CUT_OVER: usize = 512;
 /// ...to about this many bytes.
@@ -75,7 +80,7 @@ impl Shape {
 /// it whole, for the refusal of one that cannot be bounded.
 pub fn fit(doc: &str, shape: &Shape, command: &str) -> Result<String, Failure> {
     let text = minify(doc);
-    if text.len() <= MAX_ANSWER && !shape.asked() {
+    if text.len() <= max_answer() && !shape.asked() {
         return Ok(text);
     }
     let paged = match shape.key {
@@ -84,9 +89,9 @@ pub fn fit(doc: &str, shape: &Shape, command: &str) -> Result<String, Failure> {
     };
     let text = match paged {
         Some(text) => text,
-        None => cut(text).0,
+        None => with_cut(cut(text)),
     };
-    if text.len() > MAX_ANSWER {
+    if text.len() > max_answer() {
         return Err(too_large(text.len(), command));
     }
     Ok(text)
@@ -94,15 +99,28 @@ pub fn fit(doc: &str, shape: &Shape, command: &str) -> Result<String, Failure> {
 
 /// Cuts long strings when `text` is over the bound; the count of strings cut.
 fn cut(text: String) -> (String, usize) {
-    if text.len() <= MAX_ANSWER {
+    if text.len() <= max_answer() {
         return (text, 0);
     }
     cut_strings(&text, CUT_OVER, CUT_TO)
 }
 
+/// A document whose strings were cut says how many, as a paged one does: `"cut": N` as
+/// its last member.
+fn with_cut((text, cuts): (String, usize)) -> String {
+    match text.strip_suffix('}') {
+        Some(open) if cuts > 0 => {
+            let comma = if open.ends_with('{') { "" } else { "," };
+            format!("{open}{comma}\"cut\":{cuts}}}")
+        }
+        _ => text,
+    }
+}
+
 fn too_large(len: usize, command: &str) -> Failure {
     Failure::refused(format!(
-        "the answer is {len} bytes, over the {MAX_ANSWER} an MCP answer holds; run `{command}` in the checkout for it whole"
+        "the answer is {len} bytes, over the {} an MCP answer holds; run `{command}` in the checkout for it whole",
+        max_answer()
     ))
     .kind("answer-too-large")
 }
@@ -158,7 +176,7 @@ fn page(text: &str, key: &str, shape: &Shape) -> Result<Option<String>, Failure>
     let (taken, cuts) = take_items(
         &items[offset..],
         limit,
-        MAX_ANSWER.saturating_sub(frame + PAGE_ROOM),
+        max_answer().saturating_sub(frame + PAGE_ROOM),
     );
     let count = taken.len();
     let mut out = String::from("{");
@@ -301,7 +319,7 @@ mod tests {
         assert_eq!(
             got,
             format!(
-                "{{\"revision\":1,\"row\":{{\"id\":3,\"manifest\":\"{}...[100000 bytes cut]\"}}}}",
+                "{{\"revision\":1,\"row\":{{\"id\":3,\"manifest\":\"{}...[100000 bytes cut]\"}},\"cut\":1}}",
                 "x".repeat(200)
             )
         );

@@ -4,8 +4,13 @@
 //! calls the server holds no lock and no queue state. docs/mcp.md has the tools and bounds.
 
 mod argv;
+mod batch;
 pub mod bound;
 mod json_text;
+mod message;
+mod numbers;
+mod output;
+mod refused;
 pub mod run;
 mod running;
 mod server;
@@ -18,6 +23,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
+use rmcp::service::ServerInitializeError;
+
 use self::running::Running;
 use crate::reply::{Failure, Replied};
 use crate::store::{lock, session};
@@ -27,11 +34,18 @@ use crate::store::{lock, session};
 const FINISH: Duration = Duration::from_secs(35);
 
 /// `mosaic-queue mcp [--seat SEAT]`: refuses a missing or invalid seat, and a working
-/// directory outside a checkout, before serving stdin and stdout.
+/// directory outside a checkout, before serving stdin and stdout. A refused start answers
+/// the client's first request with its line too (`refused.rs`), since a client shows that
+/// where it shows nothing of stderr.
 pub fn serve_stdio(seat: Option<String>) -> Replied {
-    let seat = seat_of(seat)?;
-    session::locate()?;
-    serve(&seat, tokio::io::stdin(), tokio::io::stdout())
+    let checked = seat_of(seat).and_then(|seat| {
+        session::locate()?;
+        Ok(seat)
+    });
+    match checked {
+        Ok(seat) => serve(&seat, tokio::io::stdin(), tokio::io::stdout()),
+        Err(f) => Err(refused::answer(f, tokio::io::stdin(), tokio::io::stdout())),
+    }
 }
 
 /// The seat: `--seat`, else `$MOSAIC_AGENT_NAME`, checked as every verb checks a seat.
@@ -59,11 +73,22 @@ where
     let served = runtime.block_on(async {
         let transport = transport::Lines::new(input, output, closing.clone());
         let handler = server::Server::new(seat, closing.clone(), running.clone());
-        match rmcp::serve_server(handler, transport).await {
-            Ok(running) => running.waiting().await.map(drop).map_err(|e| e.to_string()),
-            // Input that ended before the handshake finished is a client gone: nothing to do.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
-            Err(e) => Err(e.to_string()),
+        loop {
+            match rmcp::serve_server(handler.clone(), transport.clone()).await {
+                Ok(running) => {
+                    break running.waiting().await.map(drop).map_err(|e| e.to_string());
+                }
+                // Input that ended before the handshake finished is a client gone.
+                Err(ServerInitializeError::ConnectionClosed(_)) => break Ok(()),
+                // A message the SDK does not take before the handshake (a notification, a
+                // response) ends its handshake; no message ends the server: it begins again
+                // on the same stream. A failed initialize was answered with its error.
+                Err(
+                    ServerInitializeError::ExpectedInitializeRequest(_)
+                    | ServerInitializeError::InitializeFailed(_),
+                ) => continue,
+                Err(e) => break Err(e.to_string()),
+            }
         }
     });
     // Waits end at once; a verb still writing finishes. The pool's thread blocked reading

@@ -19,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::argv::{self, Call};
 use super::bound;
+use super::message::NumberTexts;
+use super::numbers;
 use super::run;
 use super::running::Running;
 use super::tools;
@@ -26,6 +28,9 @@ use crate::reply::Failure;
 use crate::reply::Finished;
 use crate::store::{lock, watch};
 
+/// Cloned when the server begins again over the same stream (`mcp::serve`): the clones share
+/// the waits and the verbs running.
+#[derive(Clone)]
 pub struct Server {
     seat: String,
     tools: Vec<Tool>,
@@ -123,7 +128,7 @@ fn answer(ran: &Finished, call: &Call) -> CallToolResult {
     for line in &ran.warnings {
         crate::cli::output::warn(line);
     }
-    let command = format!("mosaic-queue {} --json", call.argv.join(" "));
+    let command = command_line(&call.argv);
     let shape = if ran.exit == 0 {
         &call.shape
     } else {
@@ -134,6 +139,32 @@ fn answer(ran: &Finished, call: &Call) -> CallToolResult {
         Ok(doc) => CallToolResult::error(vec![ContentBlock::text(doc)]),
         Err(f) => refusal(&f),
     }
+}
+
+/// The command line that prints a call's document whole, as a shell runs it: `--json` among
+/// the options (after `--` it would be a positional), each word a shell would split or
+/// expand quoted.
+fn command_line(argv: &[String]) -> String {
+    let at = argv.iter().position(|w| w == "--").unwrap_or(argv.len());
+    let json = String::from("--json");
+    let words = argv[..at]
+        .iter()
+        .chain(std::iter::once(&json))
+        .chain(&argv[at..]);
+    let mut line = String::from("mosaic-queue");
+    for word in words {
+        line.push(' ');
+        line.push_str(&quoted(word));
+    }
+    line
+}
+
+fn quoted(word: &str) -> String {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"-_=.,:/@%+".contains(&b);
+    if !word.is_empty() && word.bytes().all(plain) {
+        return word.to_owned();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
 }
 
 /// A refusal the server makes itself, as the CLI's `--json` error document.
@@ -185,6 +216,12 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
+        // Numbers first, from the text the client sent, as the command line reads them.
+        if self.get_tool(&request.name).is_some()
+            && let Err(f) = numbers::check(&args, context.extensions.get::<NumberTexts>())
+        {
+            return Ok(refusal(&f).into());
+        }
         let call = match argv::call(&self.seat, &request.name, args) {
             None => {
                 return Err(ErrorData::invalid_params(
@@ -206,5 +243,34 @@ impl ServerHandler for Server {
             self.closing.cancel();
         }
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_named_runs_as_printed() {
+        let argv = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            command_line(&argv(&["show", "--", "5"])),
+            "mosaic-queue show --json -- 5"
+        );
+        assert_eq!(
+            command_line(&argv(&[
+                "wait",
+                "--status=done",
+                "--timeout=600",
+                "--",
+                "5"
+            ])),
+            "mosaic-queue wait --status=done --timeout=600 --json -- 5"
+        );
+        assert_eq!(
+            command_line(&argv(&["next", "--explain", "--", "it's me"])),
+            "mosaic-queue next --explain --json -- 'it'\\''s me'"
+        );
+        assert_eq!(command_line(&argv(&["list"])), "mosaic-queue list --json");
     }
 }

@@ -7,8 +7,6 @@ use std::time::{Duration, Instant};
 use mosaic_queue_core::{State, Status};
 use serde::Serialize;
 
-use mosaic_queue_core::shown;
-
 use super::describe::describe;
 use super::rows::RowJson;
 use crate::reply::{Failure, Replied, Reply};
@@ -16,6 +14,7 @@ use crate::store::session;
 use crate::store::watch::WitnessWatch;
 use crate::store::world::World;
 use crate::values;
+use crate::values::number;
 
 /// What `wait` waits for.
 pub enum Until {
@@ -62,15 +61,9 @@ pub fn timeout(given: Option<&str>) -> Result<Option<Duration>, Failure> {
     let Some(text) = given else {
         return Ok(None);
     };
-    match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && (0.0..=MAX_TIMEOUT_SECS).contains(&s) => {
-            Ok(Some(Duration::from_secs_f64(s)))
-        }
-        _ => Err(values::invalid(format!(
-            "refused: --timeout {} is not a number of seconds; give one from 0 to {MAX_TIMEOUT_SECS}",
-            shown(text)
-        ))),
-    }
+    number::seconds(text, MAX_TIMEOUT_SECS)
+        .map(|s| Some(Duration::from_secs_f64(s)))
+        .map_err(|e| number::refused("--timeout", &e))
 }
 
 /// A year: longer than any wait a seat means, short enough to hold in an `Instant`.

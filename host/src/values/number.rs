@@ -25,6 +25,9 @@ pub enum NumberError {
     /// A number above what the argument takes.
     #[error("{value} is above {max}, the most it takes; give a smaller number")]
     Above { value: u64, max: u64 },
+    /// Text that is no number of seconds in the range the argument takes (quoted, shortened).
+    #[error("{given} is not a number of seconds; give one from 0 to {max}")]
+    NotSeconds { given: String, max: f64 },
 }
 
 /// Parses a whole number of at most 2^53-1: digits, with an optional leading `+`.
@@ -66,6 +69,18 @@ pub fn days(text: &str) -> Result<u32, NumberError> {
         value: n,
         max: u64::from(u32::MAX),
     })
+}
+
+/// A number of seconds, fractions allowed, from 0 to `max` (`wait --timeout`, the MCP
+/// `wait`'s `timeout`).
+pub fn seconds(text: &str, max: f64) -> Result<f64, NumberError> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=max).contains(&s) => Ok(s),
+        _ => Err(NumberError::NotSeconds {
+            given: shown(text),
+            max,
+        }),
+    }
 }
 
 /// At most 40 digits of a hostile number, so the refusal stays one readable line.
@@ -146,6 +161,22 @@ mod tests {
         assert_eq!(
             days("4294967296").unwrap_err().to_string(),
             "4294967296 is above 4294967295, the most it takes; give a smaller number"
+        );
+    }
+
+    #[test]
+    fn seconds_take_fractions_up_to_their_bound() {
+        assert_eq!(seconds("0.25", 600.0).unwrap(), 0.25);
+        assert_eq!(seconds("600", 600.0).unwrap(), 600.0);
+        for bad in ["600.5", "-1", "inf", "NaN", "1e30", "x", ""] {
+            assert!(
+                matches!(seconds(bad, 600.0), Err(NumberError::NotSeconds { .. })),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            seconds("1e30", 600.0).unwrap_err().to_string(),
+            "\"1e30\" is not a number of seconds; give one from 0 to 600"
         );
     }
 }
