@@ -2,8 +2,9 @@
 # Every check and test of the workspace: the README's test command, and what .ci/run runs.
 # On a machine with only rustup, Node and git it first installs what the build needs: the
 # targets rust-toolchain.toml names, wasm-pack and the wasm-bindgen CLI at Cargo.lock's version
-# (each only when missing), node-shim's one dev dependency (binaryen's wasm-opt), and Debian's
-# openssh-server where sshd or ssh is missing (the remote seats' tests run them).
+# (each only when missing), node-shim's one dev dependency (binaryen's wasm-opt), Debian's
+# openssh-server where sshd or ssh is missing (the remote seats' tests run them), and Debian's
+# chromium and chromium-driver where either is missing (the board's browser tests).
 # The core is also built for a target with no std, so a dependency that pulls std into it fails
 # here; host/module's build script builds it for wasm32 as the sandbox module, once for clippy
 # and the tests.
@@ -82,6 +83,13 @@ fi
 # later Debian may ship it as a package of its own.
 if [ "$(id -u)" -eq 0 ] && ! command -v setpriv >/dev/null; then
   apt-get update && { apt-get install -y setpriv || apt-get install -y util-linux; }
+fi
+# The board's browser tests drive Debian's Chromium through its chromedriver; where either is
+# missing they fail, never skip, so both are installed here.
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  sudo=
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update && $sudo apt-get install -y chromium chromium-driver
 fi
 # node-shim's one dev dependency, binaryen's wasm-opt, exactly as its lock file pins it.
 wasm_opt=node-shim/node_modules/.bin/wasm-opt

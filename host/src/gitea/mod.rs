@@ -215,7 +215,7 @@ fn deadline(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Duratio
 /// credentials or whitespace into the request line; `None` when the URL is usable.
 /// Credentials are looked for first, in any shape of value, so that no other refusal is the
 /// one that gets reported for a URL that holds a password.
-fn url_problem(url: &str) -> Option<UrlProblem> {
+pub fn url_problem(url: &str) -> Option<UrlProblem> {
     let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
     if authority.contains('@') {
@@ -240,7 +240,7 @@ fn url_problem(url: &str) -> Option<UrlProblem> {
 }
 
 /// A Gitea owner or repository name: letters, digits, `.`, `_`, `-`, and not a dot path.
-fn valid_name(s: &str) -> bool {
+pub fn valid_name(s: &str) -> bool {
     !s.is_empty()
         && s != "."
         && s != ".."
