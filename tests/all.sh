@@ -2,15 +2,56 @@
 # Every check and test of the workspace: the README's test command, and what .ci/run runs.
 # On a machine with only rustup, Node and git it first installs what the build needs: the
 # targets rust-toolchain.toml names, wasm-pack and the wasm-bindgen CLI at Cargo.lock's version
-# (each only when missing), node-shim's one dev dependency (binaryen's wasm-opt), and Debian's
-# openssh-server where sshd or ssh is missing (the remote seats' tests run them).
+# (each only when missing), node-shim's one dev dependency (binaryen's wasm-opt), Debian's
+# openssh-server where sshd or ssh is missing (the remote seats' tests run them), and Debian's
+# chromium and chromium-driver where either is missing (the board's browser tests).
 # The core is also built for a target with no std, so a dependency that pulls std into it fails
 # here; host/module's build script builds it for wasm32 as the sandbox module, once for clippy
 # and the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each stage says how long the one before it took, and the script ends with the total, so a
+# run shows where its time goes (a failed stage's time is printed as the script stops). Beside
+# the wall time, the CPU time its processes used (user + system): on a machine whose cores are
+# shared, the wall time also counts the waits for them.
+started=$(date +%s)
+stage=
+stage_at=$started
+cpu_at=0
+# The CPU seconds this script's finished children have used so far: bash's `times`, run in
+# this shell (a command substitution's subshell has children of its own).
+times_file=$(mktemp)
+cpu_now() {
+  times >"$times_file"
+  awk 'NR == 2 {
+    n = split($0, t, " ")
+    s = 0
+    for (i = 1; i <= n; i++) { split(t[i], p, "m"); s += p[1] * 60 + p[2] }
+    printf "%d", s
+  }' "$times_file"
+}
+stage_end() {
+  local now cpu
+  now=$(date +%s)
+  cpu_now >"$times_file.cpu"
+  cpu=$(cat "$times_file.cpu")
+  [ -z "$stage" ] || printf -- '-- %s: %d s (cpu %d s)\n' "$stage" $((now - stage_at)) $((cpu - cpu_at))
+  stage_at=$now
+  cpu_at=$cpu
+}
+step() {
+  stage_end
+  stage="$*"
+  printf '\n== %s\n' "$stage"
+}
+finish() {
+  local code=$?
+  stage_end
+  printf -- '-- total: %d s (cpu %d s, exit %d)\n' $(($(date +%s) - started)) "$cpu_at" "$code"
+  rm -f "$times_file" "$times_file.cpu"
+}
+trap finish EXIT
 
 step "install what the build needs (only what is missing)"
 # rustup installs rust-toolchain.toml's targets with the toolchain; an older rustup, or a
@@ -43,6 +84,13 @@ fi
 if [ "$(id -u)" -eq 0 ] && ! command -v setpriv >/dev/null; then
   apt-get update && { apt-get install -y setpriv || apt-get install -y util-linux; }
 fi
+# The board's browser tests drive Debian's Chromium through its chromedriver; where either is
+# missing they fail, never skip, so both are installed here.
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  sudo=
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update && $sudo apt-get install -y chromium chromium-driver
+fi
 # node-shim's one dev dependency, binaryen's wasm-opt, exactly as its lock file pins it.
 wasm_opt=node-shim/node_modules/.bin/wasm-opt
 [ -x "$wasm_opt" ] || npm ci --prefix node-shim --no-audit --no-fund
@@ -60,14 +108,28 @@ cargo clippy -p mosaic-queue-wasm --no-default-features --features sandbox \
 step "core for x86_64-unknown-none (no std)"
 cargo build -p mosaic-queue-core --target x86_64-unknown-none
 step "tests"
-cargo test --workspace
+# Eight test threads on two cores: the end-to-end tests spend their time waiting on fsync,
+# process start-up, git and sshd, not on the CPU (a sample of 53 of them took 96 s with two
+# threads and 35-48 s with six to twelve, for the same 14-16 s of CPU), and the in-memory
+# tests lose nothing to time slicing. Every test still runs; none is timed.
+RUST_TEST_THREADS=8 cargo test --workspace
+step "smoke: the shipped binary, built without the fault-injection feature"
+# `cargo build` never turns the seams on (only test builds get the feature), so this is the
+# binary `cargo install` ships, in the dev profile: the seams are what differ, not the
+# optimizer (docs/testing.md). It is copied aside before the smoke target's own build puts
+# the test binary back in target/debug; the Node tests below run the copy too.
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+cargo build -p mosaic-queue --bin mosaic-queue
+mkdir -p "$target_dir/shipped"
+cp "$target_dir/debug/mosaic-queue" "$target_dir/shipped/mosaic-queue"
+MOSAIC_SHIPPED_BIN="$target_dir/shipped/mosaic-queue" cargo test -p mosaic-queue --test smoke
 # The fuzz targets (tests/fuzz) need nightly and cargo-fuzz; each runs briefly over its kept
 # corpus and crashers (the stable tests above replay those already). A crash fails this step
 # and leaves its input under tests/fuzz/artifacts/<target>/. The seed is fixed so that every run of
 # this step explores the same inputs: a finding here is repeatable, never a roll of the dice.
-step "fuzz: each target for 20 s"
-# Where a nightly toolchain is installed, cargo-fuzz is installed too when missing (a few
-# minutes, once): the fuzz step runs wherever it can run.
+step "fuzz: each target for 20 s, two at a time"
+# cargo-fuzz is installed when missing (a few minutes, once); a machine without nightly fails
+# here, saying what to install.
 if cargo +nightly --version >/dev/null 2>&1; then
   cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
   # The list is read apart from the loop: a failure inside `for ... in $(...)` would escape
@@ -85,26 +147,51 @@ if cargo +nightly --version >/dev/null 2>&1; then
     echo "the fuzz targets listed ($(echo $targets)) are not the files under tests/fuzz/fuzz_targets ($(echo $files))" >&2
     exit 1
   fi
-  for target in $targets; do
+  # Built once, then run two at a time: each run is one libFuzzer process on one core for its
+  # 20 s, so two cores run two targets side by side with the executions one would get alone.
+  cargo +nightly fuzz build --fuzz-dir tests/fuzz -s none
+  results=$(mktemp -d)
+  fuzz_one() {
+    local target=$1 work
     work=$(mktemp -d)
-    log=$(mktemp)
-    seeds=(fixtures/fuzz/"$target"/corpus)
+    local seeds=(fixtures/fuzz/"$target"/corpus)
     [ -d fixtures/fuzz/"$target"/crashers ] && seeds+=(fixtures/fuzz/"$target"/crashers)
     mkdir -p tests/fuzz/artifacts/"$target"
-    if cargo +nightly fuzz run --fuzz-dir tests/fuzz -s none "$target" "$work" "${seeds[@]}" -- \
+    local code=0
+    cargo +nightly fuzz run --fuzz-dir tests/fuzz -s none "$target" "$work" "${seeds[@]}" -- \
       -seed=1 -max_total_time=20 -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix=tests/fuzz/artifacts/"$target"/ >"$log" 2>&1; then
+      -artifact_prefix=tests/fuzz/artifacts/"$target"/ >"$results/$target.log" 2>&1 || code=$?
+    echo "$code" >"$results/$target.code"
+    rm -rf "$work"
+  }
+  running=0
+  for target in $targets; do
+    if [ "$running" -ge 2 ]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    fuzz_one "$target" &
+    running=$((running + 1))
+  done
+  wait
+  failed=
+  for target in $targets; do
+    log="$results/$target.log"
+    if [ "$(cat "$results/$target.code" 2>/dev/null)" = 0 ]; then
       echo "$target: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)s"
-      rm -rf "$work" "$log"
     else
       tail -n 40 "$log" >&2
       echo "fuzz target $target failed; its input is under tests/fuzz/artifacts/$target/" >&2
-      rm -rf "$work" "$log"
-      exit 1
+      failed=1
     fi
   done
+  rm -rf "$results"
+  [ -z "$failed" ] || exit 1
 else
-  echo "skipped: no nightly"
+  # The fuzz targets are part of the test command: without nightly it fails, never passes
+  # unrun.
+  echo "the fuzz step needs a nightly toolchain: rustup toolchain install nightly" >&2
+  exit 1
 fi
 step "the Node module: wasm-pack, profile wasm-release, then binaryen's wasm-opt -Oz"
 wasm-pack build wasm --target nodejs --profile wasm-release --out-dir ../node-shim/pkg
@@ -117,5 +204,7 @@ rm -f node-shim/pkg/.gitignore
 module=node-shim/pkg/mosaic_queue_wasm_bg.wasm
 "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue "$module" -o "$module"
-step "node-shim: node --test, against the binary cargo test built"
-MOSAIC_QUEUE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/mosaic-queue" npm --prefix node-shim test
+step "node-shim: node --test, against the shipped binary the smoke stage built"
+# The Node face drives the binary a user installs, so its tests run that one, not the test
+# build with the seams.
+MOSAIC_QUEUE_BIN="$target_dir/shipped/mosaic-queue" npm --prefix node-shim test

@@ -1,8 +1,9 @@
 //! fixtures/epochs: a golden queue cut twice (the review scenario cut before rev 12, then at
 //! its head) with its two archives, a base from before the cuts, and hand edits of the cut
 //! file or an archive, each with what `verify` and `verify --full` must answer. Built here and
-//! compared byte for byte (`MOSAIC_UPDATE_GOLDEN=1` rewrites them); the Node tests read the
-//! same files.
+//! compared byte for byte with the checked-in files, which this test never writes (a mismatch
+//! leaves the build's bytes in the test scratch folder, see `common::checked_in`); the Node
+//! tests read the same files.
 
 mod common;
 
@@ -21,25 +22,9 @@ fn dir() -> PathBuf {
     common::fixtures().join("epochs")
 }
 
-/// Compares `actual` with fixtures/epochs/<rel>, or writes it under MOSAIC_UPDATE_GOLDEN.
+/// Compares `actual` with the checked-in fixtures/epochs/<rel>.
 fn golden(rel: &str, actual: &[u8]) {
-    let path = dir().join(rel);
-    if std::env::var_os("MOSAIC_UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with MOSAIC_UPDATE_GOLDEN=1 to create it)",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "{} differs from the build",
-        path.display()
-    );
+    common::checked_in(&dir().join(rel), actual);
 }
 
 /// The review scenario replayed; its bytes at rev 5 (the base); the queue cut twice, with its

@@ -226,14 +226,7 @@ fn docs_transitions_md_shows_the_matrix() {
     let begin = "<!-- matrix:begin -->\n";
     let start = doc.find(begin).expect("begin marker") + begin.len();
     let end = doc.find("<!-- matrix:end -->").expect("end marker");
-    if std::env::var_os("MOSAIC_UPDATE_GOLDEN").is_some() {
-        let updated = format!("{}{}{}", &doc[..start], matrix::markdown(), &doc[end..]);
-        std::fs::write(&path, updated).unwrap();
-        return;
-    }
-    assert_eq!(
-        &doc[start..end],
-        matrix::markdown(),
-        "docs/transitions.md disagrees with core/src/matrix.rs"
-    );
+    // The page as it would be with the matrix the code prints: compared, never written here.
+    let updated = format!("{}{}{}", &doc[..start], matrix::markdown(), &doc[end..]);
+    common::checked_in(&path, updated.as_bytes());
 }

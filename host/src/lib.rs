@@ -6,6 +6,7 @@
 //! to an exit code.
 
 pub mod actor;
+pub mod board;
 pub mod change;
 pub mod checkout;
 pub mod cli;

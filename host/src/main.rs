@@ -1,5 +1,5 @@
 //! The `mosaic-queue` binary: parse, run (a verb through the CLI, or one of the faces that
-//! serve: the MCP server, the OpenSSH gate), and turn the outcome into the contract's exit
+//! serve: the MCP server, the OpenSSH gate, the board), and turn the outcome into the contract's exit
 //! code (a command line the parser refuses is one line, exit 2 or 4; `--help` and
 //! `--version` exit 0). The only place the process exits with a number. With `--json` the one JSON document
 //! goes to stdout as well as the failure's line to stderr.
@@ -42,6 +42,7 @@ fn main() {
         // The faces that serve start here, beside the CLI's dispatcher, since each runs the
         // other verbs through it (cli -> mcp -> cli would be a cycle).
         cli::Verb::Mcp { seat } => mosaic_queue::mcp::serve_stdio(seat),
+        cli::Verb::Board { listen } => mosaic_queue::board::serve(Some(listen.as_str())),
         // sshd's forced command judges, runs and prints the command the remote side sent.
         cli::Verb::Gate(args) => std::process::exit(mosaic_queue::gate::run(&args)),
         _ => cli::run(parsed, &mut printed),

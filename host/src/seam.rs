@@ -161,3 +161,12 @@ pub const CUT_STEPS: &[&str] = &[
 /// The steps a review request passes after its attempt's write (docs/durability.md): before
 /// the POST, after it, and after the outcome entry.
 pub const REQUEST_STEPS: &[&str] = &["request-sending", "request-posted", "outcome-logged"];
+
+/// The steps only a retry passes that confirms a tail a killed writer left visible: queue.json
+/// written again from the verified bytes, renamed, and docs/plans fsynced (then the witness's
+/// steps of `WRITE_STEPS`).
+pub const CONFIRM_STEPS: &[&str] = &[
+    "confirm-temp-written",
+    "confirm-renamed",
+    "confirm-dir-synced",
+];

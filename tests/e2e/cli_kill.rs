@@ -2,7 +2,10 @@
 //! names. For each step a `move`, a `note` and a `take` pass, this checks what a reader sees after the
 //! kill, that `unlock` plus a retry of the same op prints one receipt, and that the log holds it once.
 
-use mosaic_queue::seam::WRITE_STEPS;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use mosaic_queue::seam::{CONFIRM_STEPS, CUT_STEPS, REQUEST_STEPS, WRITE_STEPS};
 use support::{GENESIS_BODY, Repo};
 
 /// A change to kill: its arguments (without `--op`/`--by`), op id and receipt.
@@ -246,7 +249,11 @@ fn a_retry_killed_while_confirming_is_retried_again() {
     let argv = MOVE.argv();
     let out = repo.run(&argv, &[("MOSAIC_KILL_AT", "queue-dir-synced")]);
     assert_eq!(out.signal, Some(9));
-    for step in ["lock-taken", "witness-temp-written", "witness-renamed"] {
+    let steps = ["lock-taken"]
+        .iter()
+        .chain(CONFIRM_STEPS)
+        .chain(&["witness-temp-written", "witness-renamed"]);
+    for step in steps {
         repo.run(&["unlock"], &[]).ok();
         let out = repo.run(&argv, &[("MOSAIC_KILL_AT", step)]);
         assert_eq!(out.signal, Some(9), "retry killed at {step}: {out:?}");
@@ -259,4 +266,131 @@ fn a_retry_killed_while_confirming_is_retried_again() {
         repo.run(&["verify"], &[]).ok(),
         "ok verify rev 2 (2 entries, witness rev 2)\n"
     );
+}
+
+/// The lists the kill tests walk are the steps the code marks: every step named in host/src
+/// (a literal `step("...")`, or a `step(&format!("{step}-..."))` in a function whose callers
+/// name the step) is in one list, and every listed step is in the code.
+#[test]
+fn the_step_lists_are_the_codes_steps() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut code = BTreeSet::new();
+    for file in rust_files(&src) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Test code marks steps of its own: a test file, or a file's test module (last).
+        let shipped = text.split("#[cfg(test)]\nmod ").next().unwrap();
+        code.extend(steps_in(shipped));
+    }
+    let listed: BTreeSet<String> = [WRITE_STEPS, CUT_STEPS, REQUEST_STEPS, CONFIRM_STEPS]
+        .concat()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        code, listed,
+        "the steps in host/src against the seam's lists"
+    );
+}
+
+/// The scan finds each spelling of a step: a literal, and a formatted one filled in by the
+/// callers of the function that marks it.
+#[test]
+fn the_step_scan_sees_literal_and_formatted_steps() {
+    let text = r#"
+        fn write(io: &dyn Io) { io.step("lock-taken"); seam::step("request-sending"); }
+        fn replace(io: &dyn Io, bytes: &[u8], step: &str) {
+            io.step(&format!("{step}-temp-written"));
+            io.step(&format!("{step}-renamed"));
+        }
+        fn caller(io: &dyn Io) { replace(io, b"x", "witness")?; replace(io, &f(a, b), "table"); }
+    "#;
+    let found: Vec<String> = steps_in(text).into_iter().collect();
+    assert_eq!(
+        found,
+        [
+            "lock-taken",
+            "request-sending",
+            "table-renamed",
+            "table-temp-written",
+            "witness-renamed",
+            "witness-temp-written"
+        ]
+    );
+}
+
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if name == "tests" || name == "tests.rs" {
+            continue;
+        }
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The steps one source file marks.
+fn steps_in(text: &str) -> BTreeSet<String> {
+    let mut steps = BTreeSet::new();
+    let literal = "step(\"";
+    for (at, _) in text.match_indices(literal) {
+        let name = &text[at + literal.len()..];
+        steps.insert(name[..name.find('"').unwrap()].to_owned());
+    }
+    // `step(&format!("{step}-SUFFIX"))` inside `fn NAME(`: the callers of NAME give the step.
+    let formatted = "step(&format!(\"{step}-";
+    for (at, _) in text.match_indices(formatted) {
+        let rest = &text[at + formatted.len()..];
+        let suffix = &rest[..rest.find('"').unwrap()];
+        let name = enclosing_fn(&text[..at]);
+        for prefix in literal_last_args(text, name) {
+            steps.insert(format!("{prefix}-{suffix}"));
+        }
+    }
+    steps
+}
+
+/// The name of the last `fn NAME(` before the end of `before`.
+fn enclosing_fn(before: &str) -> &str {
+    let at = before.rfind("fn ").expect("a step inside a function") + 3;
+    let name = &before[at..];
+    &name[..name.find('(').unwrap()]
+}
+
+/// The last argument of each call `NAME(...)` in `text` that is a string literal.
+fn literal_last_args<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let mut found = Vec::new();
+    for (at, _) in text.match_indices(&format!("{name}(")) {
+        let before = text[..at].chars().last();
+        let part_of_a_name = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+        if before.is_some_and(part_of_a_name) || text[..at].ends_with("fn ") {
+            continue;
+        }
+        let args = &text[at + name.len() + 1..];
+        let mut depth = 0;
+        let end = args
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' if depth == 0 => return true,
+                    ')' | ']' | '}' => depth -= 1,
+                    _ => {}
+                }
+                false
+            })
+            .map(|(i, _)| i)
+            .unwrap();
+        let last = args[..end].rsplit(',').next().unwrap().trim();
+        if let Some(lit) = last.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
+            found.push(lit);
+        }
+    }
+    found
 }

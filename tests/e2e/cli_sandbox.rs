@@ -39,7 +39,15 @@ fn scratch(name: &str) -> Scratch {
 fn a_lone_copy_of_the_binary_verifies_outside_any_repository() {
     let tmp = scratch("lone");
     let bin = tmp.0.join("mosaic-queue");
-    std::fs::copy(support::bin(), &bin).unwrap();
+    // Copied by `cp`, never with a write descriptor of this process: a process another test
+    // thread forks meanwhile would inherit it, and running the copy would fail with "Text file
+    // busy" (ETXTBSY) until that child execs.
+    let copied = Command::new("cp")
+        .arg(support::bin())
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(copied.success());
     let snap = tmp.0.join("snap");
     let base = snap.join("queue.json");
     let out = Command::new(&bin)

@@ -318,3 +318,118 @@ fn a_key_with_a_bad_seat_or_checkout_runs_nothing() {
     );
     repo.assert_unchanged(&before);
 }
+
+/// Each refusal kind the gate has, asked for with `--json` where the gate reads that far: the
+/// error document on stdout, written out here, with the line on stderr.
+const KINDS: &[(&str, &str, &str, &str)] = &[
+    (
+        "--json take --op darkwing-take-9 --by jason",
+        "actor-pinned",
+        "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing",
+        "leave --by out, since every command through it acts as darkwing",
+    ),
+    (
+        "--json add --piece x --op darkwing-add-9",
+        "privileged-verb",
+        "refused: add is for the lead, jason or sage, and this key acts as darkwing; ask one of them to run it",
+        "ask one of them to run it",
+    ),
+    (
+        "--json snapshot --out /tmp/gate-x",
+        "local-only",
+        "refused: snapshot writes files on the queue host; read the queue with list --json, or run it there",
+        "read the queue with list --json, or run it there",
+    ),
+    (
+        "--json move 1 in-review --candidate /etc/passwd --op darkwing-1-rev-9",
+        "file-argument",
+        "refused: --candidate \"/etc/passwd\" names a file on the queue host, which a remote seat cannot hand over; send the manifest's text with --manifest-stdin (ssh HOST move ... --manifest-stdin < MANIFEST) or --manifest-text, or name a commit",
+        "send the manifest's text with --manifest-stdin (ssh HOST move ... --manifest-stdin < MANIFEST) or --manifest-text, or name a commit",
+    ),
+    (
+        "--json move 1 in-review --candidate -x --op darkwing-1-rev-9",
+        "option-injection",
+        "refused: --candidate \"-x\" starts with `-` and would reach git as an option; name a branch, tag or commit id",
+        "name a branch, tag or commit id",
+    ),
+    (
+        "--json wait 1 --status done --timeout 601",
+        "wait-unbounded",
+        "refused: a remote wait needs --timeout SECONDS, at most 600, so it cannot outlive its connection; call it again to wait longer",
+        "call it again to wait longer",
+    ),
+];
+
+#[test]
+fn every_refusal_kind_answers_with_its_document() {
+    let repo = Repo::new("gate-kinds");
+    let before = repo.snapshot();
+    for (remote, kind, message, next) in KINDS {
+        let out = gate(&repo, "darkwing", Some(remote), HOSTILE_ENV);
+        let doc: serde_json::Value =
+            serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{remote}: {e}: {out:?}"));
+        assert_eq!(
+            (out.code, out.stderr.as_str(), doc),
+            (
+                2,
+                format!("mosaic-queue: {message}\n").as_str(),
+                json!({"error": {"exit": 2, "kind": kind, "message": message, "next": next,
+                    "retryable": false}})
+            ),
+            "{remote}"
+        );
+        repo.assert_unchanged(&before);
+    }
+    assert!(!std::path::Path::new("/tmp/gate-x").exists());
+}
+
+/// The kinds decided as the gate reads the key's line and the command (the command is not
+/// text, not a verb, or shell syntax, or the line's seat is wrong), asked for without `--json`:
+/// the line alone, exit 2, nothing on stdout, every file as it was.
+#[test]
+fn a_refusal_before_the_verb_is_read_is_its_line_alone() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = Repo::new("gate-early");
+    let before = repo.snapshot();
+    let root = repo.root.to_str().unwrap();
+    let early: &[(&str, &str)] = &[
+        (
+            "list; id",
+            "refused: `;` at character 5 is shell syntax, which the gate does not run; send plain words and put other text in '...'",
+        ),
+        (
+            "/bin/sh -c id",
+            "refused: this key runs mosaic-queue verbs only, not \"/bin/sh\"; send a verb (ssh HOST list), or nothing or `mcp` for the MCP server",
+        ),
+    ];
+    for (remote, line) in early {
+        let out = gate(&repo, "darkwing", Some(remote), HOSTILE_ENV);
+        assert_eq!(out.fails(2), format!("mosaic-queue: {line}"), "{remote}");
+    }
+    let mut cmd = command(
+        &repo.base,
+        &["gate", "--seat", "darkwing", "--root", root],
+        &[],
+    );
+    cmd.env(
+        "SSH_ORIGINAL_COMMAND",
+        std::ffi::OsStr::from_bytes(b"list \xff"),
+    );
+    let out = cmd.output().unwrap();
+    let out = Out {
+        code: out.status.code().unwrap_or(-1),
+        signal: None,
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    };
+    assert_eq!(
+        out.fails(2),
+        "mosaic-queue: refused: SSH_ORIGINAL_COMMAND is not UTF-8; send the verb and its arguments as text"
+    );
+    let out = gate(&repo, "Dark Wing", Some("list"), &[]);
+    assert_eq!(
+        out.fails(2),
+        "mosaic-queue: refused: the seat \"Dark Wing\" in this key's forced command is not a seat name; fix the authorized_keys line"
+    );
+    repo.assert_unchanged(&before);
+}

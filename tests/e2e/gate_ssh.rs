@@ -4,6 +4,7 @@
 //! seat, run another program, read a file outside the queue's answers or run a verb kept for
 //! others: each refusal is exit 2 with one line and every queue file as it was.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -11,6 +12,8 @@ use support::mcp::Mcp;
 use support::review::{Review, lines, receipts, token};
 use support::sshd::{Key, Sshd};
 use support::{Repo, bin};
+
+use crate::mcp_tools::{ORIENT, error_doc, is, receipt_doc};
 
 /// The forced-command line of `key` for `seat` on the checkout at `root`, with `extra`
 /// gate arguments (already quoted for the shell sshd runs the command with).
@@ -23,17 +26,49 @@ fn line(seat: &str, root: &Path, extra: &str, key: &Key) -> String {
     )
 }
 
-/// sshd with one key for each of `seats`, each pinned to its seat on `repo`.
+/// The line of a key whose forced command prints the environment sshd gave it.
+fn probe_line(key: &Key) -> String {
+    format!("restrict,command=\"/usr/bin/env\" {}", key.public)
+}
+
+/// sshd with one key for each of `seats`, each pinned to its seat on `repo`, and last the
+/// probe key (`probe_line`).
 fn serve(repo: &Repo, seats: &[&str]) -> (Sshd, Vec<Key>) {
     let sshd = Sshd::start();
-    let keys: Vec<Key> = seats.iter().map(|s| sshd.key(s)).collect();
-    let lines: Vec<String> = seats
+    let keys: Vec<Key> = seats
+        .iter()
+        .chain(&["probe"])
+        .map(|s| sshd.key(s))
+        .collect();
+    let mut lines: Vec<String> = seats
         .iter()
         .zip(&keys)
         .map(|(seat, key)| line(seat, &repo.root, "", key))
         .collect();
+    lines.push(probe_line(&keys[seats.len()]));
     sshd.authorize(&lines);
     (sshd, keys)
+}
+
+/// sshd delivers every variable `setenv` (one `SetEnv=A=1 B=2` option) sends: the probe key's
+/// forced command prints the environment it got, so a test that the gate ignores them tests
+/// variables that arrived, not ones sshd dropped.
+#[track_caller]
+fn assert_delivered(sshd: &Sshd, probe: &Key, setenv: &str) {
+    let out = sshd.run(probe, &[setenv], "anything");
+    let env = out.ok();
+    let pairs = setenv.strip_prefix("SetEnv=").unwrap().split(' ');
+    for pair in pairs {
+        assert!(
+            env.lines().any(|l| l == pair),
+            "sshd did not deliver {pair}:\n{env}\nsshd: {}",
+            sshd.log()
+        );
+    }
+    assert!(
+        env.lines().any(|l| l == "SSH_ORIGINAL_COMMAND=anything"),
+        "{env}"
+    );
 }
 
 #[test]
@@ -41,6 +76,7 @@ fn mcp_works_end_to_end_through_ssh() {
     let repo = Repo::new("ssh-mcp");
     let (sshd, keys) = serve(&repo, &["darkwing"]);
     // No command at all, as `claude mcp add queue -- ssh -T queue-host` starts it.
+    assert_delivered(&sshd, &keys[1], "SetEnv=MOSAIC_AGENT_NAME=jason");
     let mut mcp = Mcp::spawn_command(sshd.ssh(&keys[0], &["SetEnv=MOSAIC_AGENT_NAME=jason"], None));
     let init = mcp.handshake();
     assert_eq!(
@@ -83,9 +119,16 @@ fn mcp_works_end_to_end_through_ssh() {
         json!({"verb": "move", "op": "darkwing-1-review-1", "id": 1, "status": "in-review",
             "candidate": "/etc/passwd", "issue": 12}),
     );
-    assert!(refused.is_error, "{refused:?}");
-    assert_eq!(refused.json()["error"]["kind"], "file-argument");
-    assert_eq!(refused.json()["error"]["exit"], 2);
+    is(
+        &refused,
+        true,
+        &error_doc(
+            2,
+            "file-argument",
+            "refused: --candidate \"/etc/passwd\" names a file on the queue host, which a remote seat cannot hand over; send the manifest's text with --manifest-stdin (ssh HOST move ... --manifest-stdin < MANIFEST) or --manifest-text, or name a commit",
+            "send the manifest's text with --manifest-stdin (ssh HOST move ... --manifest-stdin < MANIFEST) or --manifest-text, or name a commit",
+        ),
+    );
     repo.assert_unchanged(&before);
     let manifest = format!("{} src/parser.rs\n", "d".repeat(64));
     let moved = mcp.call(
@@ -93,7 +136,18 @@ fn mcp_works_end_to_end_through_ssh() {
         json!({"verb": "move", "op": "darkwing-1-review-1", "id": 1, "status": "in-review",
             "manifest": manifest, "issue": 12}),
     );
-    assert!(!moved.is_error, "{moved:?}");
+    is(
+        &moved,
+        false,
+        &receipt_doc(
+            "darkwing-1-review-1",
+            3,
+            "move",
+            1,
+            false,
+            "ok darkwing-1-review-1 rev 3 move 1 in-progress -> in-review round 1",
+        ),
+    );
     assert_eq!(repo.queue()["log"][2]["args"]["manifest"], json!(manifest));
     assert!(mcp.close().success());
 }
@@ -104,14 +158,19 @@ fn mcp_by_name_and_one_verb_work_through_ssh() {
     let (sshd, keys) = serve(&repo, &["darkwing", "flicker"]);
     let mut mcp = Mcp::spawn_command(sshd.ssh(&keys[0], &[], Some("mosaic-queue mcp")));
     mcp.handshake();
-    let orient = mcp.call("orient", json!({}));
-    assert!(!orient.is_error, "{orient:?}");
+    is(&mcp.call("orient", json!({})), false, ORIENT);
     assert!(mcp.close().success());
 
     let local = repo.run(&["list", "--json"], &[]);
     let remote = sshd.run(&keys[1], &[], "list --json");
     assert_eq!(remote.ok(), local.ok());
-    // The client's environment names jason; the key is flicker's.
+    // The client's environment names jason and another repository (sshd delivers both);
+    // the key is flicker's.
+    assert_delivered(
+        &sshd,
+        &keys[2],
+        "SetEnv=MOSAIC_AGENT_NAME=jason GIT_DIR=/nonexistent",
+    );
     let take = sshd.run(
         &keys[1],
         &["SetEnv=MOSAIC_AGENT_NAME=jason GIT_DIR=/nonexistent"],
@@ -184,6 +243,7 @@ fn a_key_cannot_act_as_another_seat_run_another_program_or_reach_a_file() {
     let repo = Repo::new("ssh-refused");
     let (sshd, keys) = serve(&repo, &["darkwing"]);
     let before = repo.snapshot();
+    assert_delivered(&sshd, &keys[1], "SetEnv=MOSAIC_AGENT_NAME=jason");
     for (remote, message) in REFUSED {
         // The client also claims jason through its environment; nothing comes of it.
         let out = sshd.run(&keys[0], &["SetEnv=MOSAIC_AGENT_NAME=jason"], remote);
@@ -196,6 +256,40 @@ fn a_key_cannot_act_as_another_seat_run_another_program_or_reach_a_file() {
         repo.assert_unchanged(&before);
     }
     assert!(!Path::new("/tmp/mosaic-gate-snapshot").exists());
+    // Asked for in JSON through sshd: the error document, with its kind. (`--json` comes last:
+    // ssh would read a leading one as its own option.)
+    let out = sshd.run(
+        &keys[0],
+        &["SetEnv=MOSAIC_AGENT_NAME=jason"],
+        "take --op darkwing-take-9 --by jason --json",
+    );
+    let message = "refused: this key acts as darkwing only, not jason; leave --by out, since every command through it acts as darkwing";
+    assert_eq!(
+        (
+            out.code,
+            out.stderr.as_str(),
+            serde_json::from_str::<Value>(&out.stdout).unwrap()
+        ),
+        (
+            2,
+            format!("mosaic-queue: {message}\n").as_str(),
+            json!({"error": {"exit": 2, "kind": "actor-pinned", "message": message,
+                "next": "leave --by out, since every command through it acts as darkwing",
+                "retryable": false}})
+        )
+    );
+    // Bytes that are not UTF-8 reach the gate as sshd got them, and are refused as such.
+    let mut ssh = sshd.ssh(&keys[0], &[], None);
+    ssh.arg(std::ffi::OsStr::from_bytes(b"list \xff"));
+    let out = ssh.output().unwrap();
+    assert_eq!(
+        (out.status.code(), out.stdout.as_slice(), out.stderr.as_slice()),
+        (
+            Some(2),
+            &b""[..],
+            &b"mosaic-queue: refused: SSH_ORIGINAL_COMMAND is not UTF-8; send the verb and its arguments as text\n"[..]
+        )
+    );
     // No command and nothing on stdin: the MCP server, which ends at once, printing nothing;
     // never a shell.
     let out = sshd.ssh(&keys[0], &[], None).output().unwrap();
@@ -218,18 +312,23 @@ fn a_remote_review_request_posts_with_the_seats_token_kept_on_the_host() {
     let head = r.head();
     let sshd = Sshd::start();
     let key = sshd.key("darkwing");
+    let probe = sshd.key("probe");
     let own = r.token_file("darkwing");
     let extra = format!(
         " --gitea-url {} --gitea-repo mosaic/stack --gitea-credential-file '{}'",
         r.fake.url(),
         own.display()
     );
-    sshd.authorize(&[line("darkwing", &r.repo.root, &extra, &key)]);
+    sshd.authorize(&[
+        line("darkwing", &r.repo.root, &extra, &key),
+        probe_line(&probe),
+    ]);
     // The client names jason's token file; the gate takes the key's line's.
     let jasons = format!(
         "SetEnv=MOSAIC_GITEA_CREDENTIAL_FILE={}",
         r.token_file("jason").display()
     );
+    assert_delivered(&sshd, &probe, &jasons);
     let remote = format!("move 1 in-review --candidate {head} --issue 12 --op darkwing-1-review");
     let out = sshd.run(&key, &[&jasons], &remote);
     assert_eq!(

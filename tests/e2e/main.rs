@@ -3,6 +3,8 @@
 //! dev-only `support` crate beside this folder; a new file here is declared below, and
 //! `every_file_is_a_module` fails until it is.
 
+mod board_browser;
+mod board_http;
 mod cli_admin;
 mod cli_archive;
 mod cli_ci_recipe;

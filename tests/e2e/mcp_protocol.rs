@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use support::Repo;
 use support::mcp::{Mcp, answer};
 
+use crate::mcp_tools::{ROW1, ROW2, error_doc, is, receipt_doc};
+
 #[test]
 fn malformed_and_oversized_messages_get_errors_and_the_server_goes_on() {
     let repo = Repo::new("mcp-malformed");
@@ -59,11 +61,22 @@ fn malformed_and_oversized_messages_get_errors_and_the_server_goes_on() {
         "change",
         json!({"verb": "note", "op": "darkwing-1-note", "id": 1, "text": note}),
     );
-    assert!(big.is_error);
-    assert_eq!(big.json()["error"]["exit"], 2, "{}", big.text);
+    is(
+        &big,
+        true,
+        &error_doc(
+            2,
+            "bad-text",
+            "refused: note is longer than 500 characters",
+            "nothing was changed: correct the data or the request the message names",
+        ),
+    );
     // The server still answers.
-    let list = mcp.call("read", json!({"what": "show", "id": 1}));
-    assert!(!list.is_error);
+    is(
+        &mcp.call("read", json!({"what": "show", "id": 1})),
+        false,
+        &format!("{{\"revision\":1,\"durable\":true,\"row\":{ROW1}}}"),
+    );
     assert_eq!(mcp.close().code(), Some(0));
 }
 
@@ -95,7 +108,11 @@ fn a_cancelled_wait_stops_and_the_server_goes_on() {
     );
     until("the wait's watch", || watches(pid) == 1);
     // Other calls are answered while it waits.
-    assert!(!mcp.call("read", json!({"what": "list"})).is_error);
+    is(
+        &mcp.call("read", json!({"what": "show", "id": 2})),
+        false,
+        &format!("{{\"revision\":1,\"durable\":true,\"row\":{ROW2}}}"),
+    );
     mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "enough"}}));
     until("the wait's end", || watches(pid) == 0);
     // No answer comes for the cancelled call; the next call's does.
@@ -108,22 +125,28 @@ fn a_cancelled_wait_stops_and_the_server_goes_on() {
     assert_eq!(mcp.close().code(), Some(0));
 }
 
+/// A wait's answer once the server cancelled it (its `result`).
+const CANCELLED: &str = r#"{"content":[{"type":"text","text":"{\"error\":{\"exit\":1,\"kind\":\"failed\",\"message\":\"cannot wait on the witness: the wait was cancelled\",\"next\":\"fix what the message names, then run the same command again\",\"retryable\":false}}"}],"isError":true}"#;
+
 #[test]
 fn closing_stdin_ends_the_server_at_once_even_mid_wait() {
     let repo = Repo::new("mcp-close");
     let (mut mcp, _) = Mcp::start(&repo.root, "darkwing", &[]);
     let pid = mcp.pid();
-    mcp.send_request(
+    let id = mcp.send_request(
         "tools/call",
         json!({"name": "wait", "arguments": {"revision": 99, "timeout": 600}}),
     );
     until("the wait's watch", || watches(pid) == 1);
-    let started = Instant::now();
-    assert_eq!(mcp.close().code(), Some(0));
+    // The wait would run 600 s, ten times what `close_unread` waits before it fails: a server
+    // that ends there ended because stdin closed, and what it may still say of the wait is
+    // that it was cancelled, never that it timed out (no time window decides this).
+    let (status, unread) = mcp.close_unread();
+    let cancelled = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{CANCELLED}}}");
+    assert_eq!(status.code(), Some(0));
     assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
+        unread.len() <= 1 && unread.iter().all(|line| *line == cancelled),
+        "{unread:?}"
     );
 
     // Input that ends before the handshake is a client gone: exit 0 too.
@@ -233,7 +256,18 @@ fn lock_removal(repo: &Repo, note: &Value) -> String {
         "darkwing",
         &[("MOSAIC_IO_TRACE", trace.to_str().unwrap())],
     );
-    assert!(!mcp.call("change", note.clone()).is_error);
+    is(
+        &mcp.call("change", note.clone()),
+        false,
+        &receipt_doc(
+            "darkwing-1-note-1",
+            2,
+            "note",
+            1,
+            false,
+            "ok darkwing-1-note-1 rev 2 note 1",
+        ),
+    );
     assert_eq!(mcp.close().code(), Some(0));
     let lock = repo.path(".git/mosaic-queue.lock").display().to_string();
     let n = std::fs::read_to_string(&trace)
@@ -317,19 +351,23 @@ fn sixteen_servers_race_take_over_eight_rows() {
                     let (mut mcp, _) = Mcp::start(&repo.root, seat, &[]);
                     let op = format!("{seat}-take");
                     barrier.wait();
-                    loop {
+                    // A writer that runs out of lock wait fails retryably: the op is retried,
+                    // a bounded number of times (support::retry::TRIES in all, as the CLI's).
+                    let mut refused = Vec::new();
+                    for _ in 0..support::retry::TRIES {
                         let r = mcp.request(
                             "tools/call",
                             json!({"name": "take", "arguments": {"op": op}}),
                         );
                         let a = answer(&r);
-                        // A writer that runs out of lock wait fails retryably: retry the op.
                         if a.is_error && a.json()["error"]["retryable"] == json!(true) {
+                            refused.push(a.text);
                             continue;
                         }
                         assert_eq!(mcp.close().code(), Some(0));
                         return a.json();
                     }
+                    panic!("{seat}: the lock wait ran out every time: {refused:?}");
                 })
             })
             .collect();
@@ -388,6 +426,10 @@ fn waits_are_capped_at_eight_per_server() {
         json!({"error": {"exit": 1, "kind": "failed", "message": "8 waits are already running in this server; cancel one or let it end, then call again", "next": "cancel one or let it end, then call again", "retryable": false}})
     );
     // The other tools still answer.
-    assert!(!mcp.call("read", json!({"what": "show", "id": 1})).is_error);
+    is(
+        &mcp.call("read", json!({"what": "show", "id": 1})),
+        false,
+        &format!("{{\"revision\":1,\"durable\":true,\"row\":{ROW1}}}"),
+    );
     assert_eq!(mcp.close().code(), Some(0));
 }

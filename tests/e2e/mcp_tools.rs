@@ -1,35 +1,58 @@
 //! Every MCP tool through a real `mosaic-queue mcp` in a scratch checkout: each answer is
-//! exactly the CLI's `--json` document for the same verb (minified), each refusal a tool error
-//! carrying the CLI's error document, and a seat's tool list at most 6,000 bytes.
+//! the document written out here (the CLI's `--json` document for the same verb, minified),
+//! each refusal a tool error carrying its error document, and a seat's tool list at most 6,000
+//! bytes. Nothing is compared with another run of the same code.
 
 use serde_json::{Value, json};
 use support::Repo;
-use support::mcp::{Answer, Mcp, minified};
+use support::mcp::{Answer, Mcp};
 
-/// A fixed clock, so `list --stale` answers the same from the server and the CLI.
+/// A fixed clock, so `list --stale` answers the same whenever the test runs.
 const NOW: (&str, &str) = ("MOSAIC_NOW_MS", "1767225600000");
 
-/// The CLI's `--json` document for `args`, minified, with its exit code.
-fn cli(repo: &Repo, args: &[&str]) -> (i32, String) {
-    let mut argv = args.to_vec();
-    argv.push("--json");
-    let out = repo.run(&argv, &[NOW]);
-    (out.code, minified(&out.stdout))
+/// The rows of `Repo::new`'s queue, as every document prints them.
+pub(crate) const ROW1: &str = r#"{"id":1,"piece":"Parser","owner":"darkwing","status":"queued","gate":null,"issues":[12,14],"closes":[12,14],"closesNarrowed":false,"reviewers":[],"brief":null,"note":"first","blockedReason":null,"review":null}"#;
+pub(crate) const ROW2: &str = r#"{"id":2,"piece":"Render","owner":null,"status":"queued","gate":"jason","issues":[20],"closes":[20],"closesNarrowed":false,"reviewers":[],"brief":null,"note":null,"blockedReason":null,"review":null}"#;
+pub(crate) const ROW3: &str = r#"{"id":3,"piece":"Old thing","owner":"sage","status":"parked","gate":null,"issues":[],"closes":[],"closesNarrowed":false,"reviewers":[],"brief":null,"note":"later","blockedReason":null,"review":null}"#;
+
+/// Row 1 once darkwing took it.
+pub(crate) fn row1_taken() -> String {
+    ROW1.replace("\"queued\"", "\"in-progress\"")
 }
 
-/// Asserts `answer` is the CLI's answer to `args`: the same document, an error iff it failed.
+/// What darkwing's `orient` (prime darkwing) answers on `Repo::new`'s queue.
+pub(crate) const ORIENT: &str = r#"{"revision":1,"durable":true,"seat":"darkwing","role":"seat","rows":[{"id":1,"piece":"Parser","status":"queued","waitsOn":[],"waitsOnMore":0}],"next":{"id":1,"piece":"Parser","status":"queued","owner":"darkwing"},"passed":[{"id":3,"why":"parked"}],"rules":["Every change takes --op ID (8-72 of [a-z0-9._-], first a letter or digit): a new id for each new change.","Only a printed receipt `ok OP rev N ...` means done. After exit 3, a kill or no output, retry the SAME op id with the SAME arguments: a recorded op answers with its original receipt and changes nothing.","Exit codes: 0 ok; 1 failed (retry may help); 2 invalid or refused (change what you ask); 3 uncertain (retry the same op); 4 usage.","Never edit docs/plans/queue.json or QUEUE.md by hand, and never checkout, stash, restore or reset them; commit with plain `git commit`, never --no-verify.","You may take or start an unowned queued row (you become its owner) and move your own rows: in-progress -> in-review needs --candidate FILE|REV, -> blocked needs --reason; in-review -> in-progress when changes are asked.","You may release your in-progress row, note rows you own or review, and set piece, gate, issues, closes, reviewers, brief or after on rows you own.","The lead, jason or sage add and assign rows; jason alone moves waiting-on-jason to done."],"commands":["mosaic-queue take --op OP --by darkwing      claim what next names and start it","mosaic-queue next darkwing --explain         what next gives and why","mosaic-queue show ID                         one row","mosaic-queue move ID in-review --candidate FILE|REV --op OP --by darkwing","mosaic-queue move ID blocked --reason TEXT --op OP --by darkwing","mosaic-queue release ID --op OP --by darkwing","mosaic-queue note ID TEXT --op OP --by darkwing","mosaic-queue wait ID --status in-review,done --timeout 600","mosaic-queue sync --op OP                    is that op in the log and durable?"],"cut":null}"#;
+
+/// An error document, in the CLI's member order.
+pub(crate) fn error_doc(exit: u8, kind: &str, message: &str, next: &str) -> String {
+    let text = |s: &str| serde_json::to_string(s).unwrap();
+    format!(
+        "{{\"error\":{{\"exit\":{exit},\"kind\":{},\"message\":{},\"next\":{},\"retryable\":false}}}}",
+        text(kind),
+        text(message),
+        text(next)
+    )
+}
+
+/// The next step the core names for a refusal of the data or the request.
+pub(crate) const CORRECT: &str =
+    "nothing was changed: correct the data or the request the message names";
+
+/// Asserts `answer` is `doc`, byte for byte, and a tool error exactly when `error`.
 #[track_caller]
-fn same(answer: &Answer, repo: &Repo, args: &[&str]) {
-    let (code, doc) = cli(repo, args);
-    assert_eq!(
-        (answer.is_error, answer.text.as_str()),
-        (code != 0, doc.as_str()),
-        "{args:?}"
-    );
+pub(crate) fn is(answer: &Answer, error: bool, doc: &str) {
+    assert_eq!((answer.is_error, answer.text.as_str()), (error, doc));
 }
 
 /// The receipt document in the CLI's member order.
-fn receipt_doc(op: &str, rev: u64, verb: &str, row: u64, recorded: bool, text: &str) -> String {
+pub(crate) fn receipt_doc(
+    op: &str,
+    rev: u64,
+    verb: &str,
+    row: u64,
+    recorded: bool,
+    text: &str,
+) -> String {
     format!(
         "{{\"op\":\"{op}\",\"revision\":{rev},\"verb\":\"{verb}\",\"row\":{row},\"recorded\":{recorded},\"text\":\"{text}\"}}"
     )
@@ -41,83 +64,95 @@ fn reads_answer_with_the_clis_documents() {
     let (mut mcp, init) = Mcp::start(&repo.root, "darkwing", &[NOW]);
     let instructions = init["result"]["instructions"].as_str().unwrap();
     // The rules are prime's own lines.
-    let prime = repo.run(&["prime", "darkwing", "--json"], &[]);
-    let prime: Value = serde_json::from_str(&prime.stdout).unwrap();
+    let prime: Value = serde_json::from_str(ORIENT).unwrap();
     for rule in prime["rules"].as_array().unwrap() {
         let line = format!("- {}\n", rule.as_str().unwrap());
         assert!(instructions.contains(&line), "{line}");
     }
     assert!(instructions.starts_with("The team's work queue, for seat darkwing:"));
 
-    same(
-        &mcp.call("orient", json!({})),
-        &repo,
-        &["prime", "darkwing"],
+    is(&mcp.call("orient", json!({})), false, ORIENT);
+    is(
+        &mcp.call("read", json!({"what": "list"})),
+        false,
+        &format!("{{\"revision\":1,\"durable\":true,\"rows\":[{ROW1},{ROW2},{ROW3}]}}"),
     );
-    same(&mcp.call("read", json!({"what": "list"})), &repo, &["list"]);
-    same(
+    is(
         &mcp.call("read", json!({"what": "show", "id": 2})),
-        &repo,
-        &["show", "2"],
+        false,
+        &format!("{{\"revision\":1,\"durable\":true,\"row\":{ROW2}}}"),
     );
-    same(
+    is(
         &mcp.call("read", json!({"what": "next"})),
-        &repo,
-        &["next", "darkwing", "--explain"],
+        false,
+        &format!(
+            "{{\"revision\":1,\"durable\":true,\"row\":{ROW1},\"passed\":[{{\"id\":2,\"why\":\"later\",\"text\":\"could be taken, but row 1 comes first\"}},{{\"id\":3,\"why\":\"parked\",\"text\":\"parked\"}}],\"done\":0}}"
+        ),
     );
-    same(
+    is(
         &mcp.call("read", json!({"what": "stale", "days": 0})),
-        &repo,
-        &["list", "--stale", "0"],
+        false,
+        r#"{"revision":1,"durable":true,"days":0,"cutoff":"2026-01-01T00:00:00.000Z","rows":[]}"#,
     );
     // A row that is not there is the CLI's refusal, as a tool error.
-    same(
+    is(
         &mcp.call("read", json!({"what": "show", "id": 9})),
-        &repo,
-        &["show", "9"],
+        true,
+        &error_doc(
+            2,
+            "no-such-row",
+            "refused: no row 9 in the queue; `mosaic-queue list` shows the rows",
+            "`mosaic-queue list` shows the rows",
+        ),
     );
     // A number queue.json cannot hold is the CLI's refusal of the value (exit 2), not a slip.
-    same(
+    is(
         &mcp.call(
             "read",
             json!({"what": "show", "id": 9_007_199_254_740_992_u64}),
         ),
-        &repo,
-        &["show", "9007199254740992"],
+        true,
+        &error_doc(
+            2,
+            "invalid-value",
+            "refused: row id 9007199254740992 is above 9007199254740991 (2^53-1), the largest number queue.json can hold; give the real number",
+            "give the real number",
+        ),
     );
-    // log's entries, newest first, with the page that holds them.
-    let (_, entries) = cli(&repo, &["log"]);
-    assert_eq!(
-        mcp.call("read", json!({"what": "log"})).text,
-        format!("{{\"entries\":{entries},\"page\":{{\"offset\":0,\"count\":1,\"next\":null}}}}")
+    // log's entries, newest first, with the page that holds them: genesis's entry, its time
+    // and root read from queue.json as written.
+    let entry = &repo.queue()["log"][0];
+    let (at, root) = (entry["at"].as_str().unwrap(), repo.root.display());
+    let genesis = format!(
+        r#"{{"rev":1,"op":"genesis-0001","verb":"genesis","by":"jason","at":"{at}","semantics":2,"args":{{"branch":"main","root":"{root}","source":"12e33467a9a6adb9cc9f5a897671530144681618","rows":[{{"id":1,"piece":"Parser","owner":"darkwing","status":"queued","gate":null,"issues":[12,14],"note":"first"}},{{"id":2,"piece":"Render","owner":null,"status":"queued","gate":"jason","issues":[20],"note":null}},{{"id":3,"piece":"Old thing","owner":"sage","status":"parked","gate":null,"issues":[],"note":"later"}}],"legacyView":"| # | What | Who |\n| 1 | parser | darkwing |\nlegacy text kept as the legacy view\n"}},"receipt":"ok genesis-0001 rev 1 genesis 3 rows on main from blob 12e33467a9a6","body":"39f993d5f10a95cd4301853f791cea2a3974250a799e20932c703a79ea1ba5fe"}}"#
     );
-    // A filtered list is the CLI's list with the other rows left out, and says so.
-    let list = mcp.call(
-        "read",
-        json!({"what": "list", "status": "queued", "owner": "darkwing"}),
+    is(
+        &mcp.call("read", json!({"what": "log"})),
+        false,
+        &format!("{{\"entries\":[{genesis}],\"page\":{{\"offset\":0,\"count\":1,\"next\":null}}}}"),
     );
-    let v = list.json();
-    let ids: Vec<&Value> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| &r["id"])
-        .collect();
-    assert_eq!(ids, [&json!(1)]);
-    assert_eq!(
-        v["page"],
-        json!({"offset": 0, "count": 1, "total": 1, "next": null})
+    // A filtered list is the list with the other rows left out, and says so.
+    is(
+        &mcp.call(
+            "read",
+            json!({"what": "list", "status": "queued", "owner": "darkwing"}),
+        ),
+        false,
+        &format!(
+            "{{\"revision\":1,\"durable\":true,\"rows\":[{ROW1}],\"page\":{{\"offset\":0,\"count\":1,\"total\":1,\"next\":null}}}}"
+        ),
     );
-    let (_, whole) = cli(&repo, &["list"]);
-    let whole: Value = serde_json::from_str(&whole).unwrap();
-    assert_eq!(v["rows"][0], whole["rows"][0]);
 
     // Arguments no verb takes are usage errors (exit 4), as on the command line.
-    let bad = mcp.call("read", json!({"what": "show", "id": 1, "owner": "x"}));
-    assert!(bad.is_error);
-    assert_eq!(
-        bad.json()["error"],
-        json!({"exit": 4, "kind": "usage", "message": "read: show takes no owner; see the tool's input schema", "next": "see the tool's input schema", "retryable": false})
+    is(
+        &mcp.call("read", json!({"what": "show", "id": 1, "owner": "x"})),
+        true,
+        &error_doc(
+            4,
+            "usage",
+            "read: show takes no owner; see the tool's input schema",
+            "see the tool's input schema",
+        ),
     );
     let bad = mcp.call("read", json!({"what": "list", "status": "done,nope"}));
     assert_eq!(bad.json()["error"]["exit"], 4);
@@ -143,8 +178,9 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
         "ok darkwing-take-1 rev 2 take 1 queued -> in-progress",
     );
     let first = format!(
-        "{},\"current\":{{\"id\":1,\"piece\":\"Parser\",\"owner\":\"darkwing\",\"status\":\"in-progress\",\"gate\":null,\"issues\":[12,14],\"closes\":[12,14],\"closesNarrowed\":false,\"reviewers\":[],\"brief\":null,\"note\":\"first\",\"blockedReason\":null,\"review\":null}}}}",
-        receipt.strip_suffix('}').unwrap()
+        "{},\"current\":{}}}",
+        receipt.strip_suffix('}').unwrap(),
+        row1_taken()
     );
     assert_eq!((take.is_error, take.text.as_str()), (false, first.as_str()));
     // The same op again: the original receipt, recorded, nothing written.
@@ -155,18 +191,16 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
         first.replace("\"recorded\":false", "\"recorded\":true")
     );
     repo.assert_unchanged(&before);
-    // What the CLI says for the same retry.
-    same(
-        &again,
-        &repo,
-        &["take", "--op", "darkwing-take-1", "--by", "darkwing"],
-    );
-    // Nothing more to take: the CLI's document, exit 0.
-    same(
+    // Nothing more to take: a receipt without a row, exit 0, nothing written.
+    is(
         &mcp.call("take", json!({"op": "darkwing-take-2"})),
-        &repo,
-        &["take", "--op", "darkwing-take-2", "--by", "darkwing"],
+        false,
+        &format!(
+            "{{\"op\":\"darkwing-take-2\",\"revision\":2,\"verb\":\"take\",\"row\":null,\"recorded\":false,\"text\":\"nothing to take: darkwing has row 1 in progress\",\"current\":{}}}",
+            row1_taken()
+        ),
     );
+    repo.assert_unchanged(&before);
 
     let note = mcp.call(
         "change",
@@ -188,7 +222,18 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
         "change",
         json!({"verb": "set", "op": "darkwing-1-gate", "id": 1, "field": "gate", "value": "sage"}),
     );
-    assert!(!set.is_error, "{set:?}");
+    is(
+        &set,
+        false,
+        &receipt_doc(
+            "darkwing-1-gate",
+            4,
+            "set",
+            1,
+            false,
+            "ok darkwing-1-gate rev 4 set 1 gate",
+        ),
+    );
     assert_eq!(repo.row(1)["gate"], "sage");
     let blocked = mcp.call(
         "change",
@@ -209,7 +254,18 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
         "change",
         json!({"verb": "move", "op": "darkwing-1-unblock", "id": 1, "status": "in-progress"}),
     );
-    assert!(!back.is_error, "{back:?}");
+    is(
+        &back,
+        false,
+        &receipt_doc(
+            "darkwing-1-unblock",
+            6,
+            "move",
+            1,
+            false,
+            "ok darkwing-1-unblock rev 6 move 1 blocked -> in-progress",
+        ),
+    );
     let release = mcp.call(
         "change",
         json!({"verb": "release", "op": "darkwing-1-release", "id": 1}),
@@ -226,62 +282,74 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
         )
     );
 
-    // Refusals are the CLI's documents for the same command, and change nothing.
+    // Refusals are tool errors with their documents, and change nothing.
     let before = repo.snapshot();
-    let add = mcp.call(
-        "change",
-        json!({"verb": "add", "op": "darkwing-add-1", "text": "More"}),
+    is(
+        &mcp.call(
+            "change",
+            json!({"verb": "add", "op": "darkwing-add-1", "text": "More"}),
+        ),
+        true,
+        &error_doc(
+            2,
+            "not-allowed",
+            "refused: darkwing may not add rows: the lead, jason or sage only",
+            CORRECT,
+        ),
     );
-    same(
-        &add,
-        &repo,
-        &[
-            "add",
-            "--piece",
-            "More",
-            "--op",
-            "darkwing-add-1",
-            "--by",
-            "darkwing",
-        ],
+    is(
+        &mcp.call("take", json!({"op": "x"})),
+        true,
+        &error_doc(
+            2,
+            "invalid-op",
+            "refused: op id \"x\" is invalid: use 8 to 72 characters of [a-z0-9._-], starting with a letter or digit, not ending in .outcome",
+            CORRECT,
+        ),
     );
-    assert_eq!(add.json()["error"]["exit"], 2);
-    let bad_op = mcp.call("take", json!({"op": "x"}));
-    same(&bad_op, &repo, &["take", "--op", "x", "--by", "darkwing"]);
-    let huge = mcp.call(
-        "read",
-        json!({"what": "show", "id": 9_007_199_254_740_993u64}),
+    is(
+        &mcp.call(
+            "read",
+            json!({"what": "show", "id": 9_007_199_254_740_993u64}),
+        ),
+        true,
+        &error_doc(
+            2,
+            "invalid-value",
+            "refused: row id 9007199254740993 is above 9007199254740991 (2^53-1), the largest number queue.json can hold; give the real number",
+            "give the real number",
+        ),
     );
-    assert_eq!(huge.json()["error"]["exit"], 2, "{huge:?}");
-    let moved = mcp.call(
-        "change",
-        json!({"verb": "move", "op": "darkwing-2-start", "id": 2, "status": "done"}),
-    );
-    same(
-        &moved,
-        &repo,
-        &[
-            "move",
-            "2",
-            "done",
-            "--op",
-            "darkwing-2-start",
-            "--by",
-            "darkwing",
-        ],
+    is(
+        &mcp.call(
+            "change",
+            json!({"verb": "move", "op": "darkwing-2-start", "id": 2, "status": "done"}),
+        ),
+        true,
+        &error_doc(
+            2,
+            "no-transition",
+            "refused: row 2 cannot move from queued to done; see docs/transitions.md",
+            "see docs/transitions.md",
+        ),
     );
     repo.assert_unchanged(&before);
 
-    // confirm: sync --op, as the CLI answers it.
-    same(
+    // confirm: sync --op's answer.
+    is(
         &mcp.call("confirm", json!({"op": "darkwing-take-1"})),
-        &repo,
-        &["sync", "--op", "darkwing-take-1"],
+        false,
+        r#"{"verb":"sync","text":"ok sync rev 7: darkwing-take-1 is durable at rev 2 (by darkwing)"}"#,
     );
-    same(
+    is(
         &mcp.call("confirm", json!({"op": "never-ran-1"})),
-        &repo,
-        &["sync", "--op", "never-ran-1"],
+        true,
+        &error_doc(
+            2,
+            "refused",
+            "op never-ran-1 is not in the log (rev 7): it never became visible; retry it with the same op id and arguments",
+            "retry it with the same op id and arguments",
+        ),
     );
     assert_eq!(mcp.close().code(), Some(0));
 }
@@ -290,59 +358,71 @@ fn changes_answer_with_receipts_and_retries_with_the_original() {
 fn review_and_wait_answer_as_their_verbs() {
     let repo = Repo::new("mcp-review");
     let (mut mcp, _) = Mcp::start(&repo.root, "darkwing", &[]);
-    // Row 1 has no review round: each review verb is the core's refusal, through the CLI.
+    // Row 1 has no review round: each review verb is the core's refusal.
     let before = repo.snapshot();
-    same(
+    is(
         &mcp.call(
             "review",
             json!({"verb": "request", "op": "darkwing-1-req", "id": 1}),
         ),
-        &repo,
-        &[
-            "review",
-            "request",
-            "1",
-            "--op",
-            "darkwing-1-req",
-            "--by",
-            "darkwing",
-        ],
+        true,
+        &error_doc(
+            2,
+            "not-in-review",
+            "refused: row 1 is queued; review request needs it in-review",
+            "review request needs it in-review",
+        ),
     );
     let digest = format!("git:{}", "0".repeat(40));
-    same(
+    is(
         &mcp.call(
             "review",
             json!({"verb": "record", "op": "darkwing-1-rec", "id": 1, "verdict": "approve", "comment": 5, "candidate": digest}),
         ),
-        &repo,
-        &["review", "record", "1", "--verdict", "approve", "--comment", "5", "--candidate", &digest, "--op", "darkwing-1-rec", "--by", "darkwing"],
+        true,
+        &error_doc(
+            2,
+            "not-allowed",
+            "refused: darkwing may not record a verdict on row 1: a listed reviewer other than the owner",
+            CORRECT,
+        ),
     );
-    same(
+    is(
         &mcp.call(
             "review",
             json!({"verb": "resolve", "op": "darkwing-1-res", "id": 1, "attempt": "darkwing-1-req", "comment": 5}),
         ),
-        &repo,
-        &["review", "resolve", "1", "darkwing-1-req", "--comment", "5", "--op", "darkwing-1-res", "--by", "darkwing"],
+        true,
+        &error_doc(
+            2,
+            "no-such-attempt",
+            "refused: row 1 has no request attempt darkwing-1-req; `mosaic-queue show 1` lists its rounds",
+            "`mosaic-queue show 1` lists its rounds",
+        ),
     );
     repo.assert_unchanged(&before);
 
-    // wait: a condition that holds answers at once; one that cannot is refused; a timeout
-    // is the CLI's failure.
-    same(
+    // wait: a condition that holds answers at once with the row or the revision; a timeout is
+    // a failure (exit 1) saying where the row stands.
+    is(
         &mcp.call("wait", json!({"id": 1, "status": "queued,done"})),
-        &repo,
-        &["wait", "1", "--status", "queued,done"],
+        false,
+        &format!("{{\"revision\":1,\"durable\":true,\"row\":{ROW1}}}"),
     );
-    same(
+    is(
         &mcp.call("wait", json!({"revision": 0})),
-        &repo,
-        &["wait", "--revision-after", "0"],
+        false,
+        r#"{"revision":1,"durable":true}"#,
     );
-    same(
+    is(
         &mcp.call("wait", json!({"id": 2, "status": "done", "timeout": 0.2})),
-        &repo,
-        &["wait", "2", "--status", "done", "--timeout", "0.2"],
+        true,
+        &error_doc(
+            1,
+            "failed",
+            "timed out after 0.2s waiting for row 2 to be done; it is queued at rev 1",
+            "it is queued at rev 1",
+        ),
     );
     let long = mcp.call("wait", json!({"id": 2, "status": "done", "timeout": 601}));
     assert_eq!(
@@ -360,9 +440,18 @@ fn review_and_wait_answer_as_their_verbs() {
         &["take", "--op", "darkwing-take-1", "--by", "darkwing"],
         &[],
     );
-    assert_eq!(out.code, 0, "{out:?}");
-    let woke = support::mcp::answer(&mcp.response(id));
-    same(&woke, &repo, &["wait", "1", "--status", "in-progress"]);
+    assert_eq!(
+        out.ok(),
+        "ok darkwing-take-1 rev 2 take 1 queued -> in-progress\n"
+    );
+    is(
+        &support::mcp::answer(&mcp.response(id)),
+        false,
+        &format!(
+            "{{\"revision\":2,\"durable\":true,\"row\":{}}}",
+            row1_taken()
+        ),
+    );
     assert_eq!(mcp.close().code(), Some(0));
 }
 
@@ -404,7 +493,18 @@ fn privileged_seats_add_and_assign() {
         "change",
         json!({"verb": "assign", "op": "jason-4-assign", "id": 4, "owner": "huey"}),
     );
-    assert!(!assign.is_error, "{assign:?}");
+    is(
+        &assign,
+        false,
+        &receipt_doc(
+            "jason-4-assign",
+            3,
+            "assign",
+            4,
+            false,
+            "ok jason-4-assign rev 3 assign 4 huey",
+        ),
+    );
     assert_eq!(repo.row(4)["owner"], "huey");
     assert_eq!(mcp.close().code(), Some(0));
 }

@@ -139,25 +139,41 @@ pub fn run(sc: &Scenario) -> Queue {
     queue
 }
 
-/// Compares `actual` with a golden file; `MOSAIC_UPDATE_GOLDEN=1` rewrites it instead.
+/// Compares `actual` with fixtures/golden/<rel>.
 pub fn golden(rel: &str, actual: &[u8]) {
-    let path = fixtures().join("golden").join(rel);
-    if std::env::var_os("MOSAIC_UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
+    checked_in(&fixtures().join("golden").join(rel), actual);
+}
+
+/// Compares `actual` with the checked-in file at `path`, byte for byte. A test never writes
+/// what it compares with: a mismatch (or a missing file) leaves the bytes the build made under
+/// the test target's scratch folder and fails naming the `cp` that adopts them, for a person to
+/// run once they have read the difference.
+pub fn checked_in(path: &std::path::Path, actual: &[u8]) {
+    let expected = std::fs::read(path);
+    if expected.as_deref().ok() == Some(actual) {
         return;
     }
-    let expected = std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with MOSAIC_UPDATE_GOLDEN=1 to create it)",
-            path.display()
-        )
-    });
-    if expected != actual {
-        panic!(
-            "{} differs from the output:\n{}",
-            path.display(),
-            String::from_utf8_lossy(actual)
-        );
-    }
+    let root = fixtures().join("..").canonicalize().unwrap();
+    let rel = path
+        .canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .strip_prefix(&root)
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf());
+    let built = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("built")
+        .join(&rel);
+    std::fs::create_dir_all(built.parent().unwrap()).unwrap();
+    std::fs::write(&built, actual).unwrap();
+    let why = match expected {
+        Ok(_) => "differs from what the build makes".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    panic!(
+        "{}: {why}; the build's bytes are in {}: read the difference, and if the build is right, cp {} {}",
+        rel.display(),
+        built.display(),
+        built.display(),
+        root.join(&rel).display()
+    );
 }

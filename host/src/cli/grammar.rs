@@ -457,6 +457,19 @@ pub enum Verb {
         #[arg(long, value_name = "SEAT", allow_hyphen_values = true)]
         seat: Option<String>,
     },
+    /// Serve this checkout's queue as read-only web pages on loopback until Ctrl-C or
+    /// SIGTERM (docs/board.md): the board, the dependency graph, the seats, the timeline and
+    /// a page per row, updated live as writes become durable. The first line on stdout is
+    /// `board: http://127.0.0.1:PORT/`.
+    #[command(
+        after_help = "From another machine, forward the port (the same on both ends) and open the address there:\nssh -N -L 7461:127.0.0.1:7461 queue-host\n\nExamples:\n  mosaic-queue board\n  mosaic-queue board --listen 127.0.0.1:0"
+    )]
+    Board {
+        /// The loopback address and port to listen on (127.0.0.1 or [::1]; port 0 picks a
+        /// free one); any other address is refused
+        #[arg(long, value_name = "IP:PORT", default_value = crate::board::server::listen::DEFAULT)]
+        listen: String,
+    },
     /// The forced command of a seat's key in authorized_keys: runs the MCP server or the one
     /// verb SSH_ORIGINAL_COMMAND names, as that seat, in the checkout (docs/remote.md).
     /// Another program, shell syntax, another actor, a verb kept for others or a file on this
@@ -599,6 +612,7 @@ impl Verb {
             Verb::InstallHook { .. } => "install-hook",
             Verb::MapCheck { .. } => "map-check",
             Verb::Mcp { .. } => "mcp",
+            Verb::Board { .. } => "board",
             Verb::Gate(_) => "gate",
             Verb::Completions { .. } => "completions",
             Verb::Man { .. } => "man",

@@ -43,7 +43,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     (
         "Setting up",
-        &["demo", "mcp", "gate", "completions", "man", "help"],
+        &["demo", "board", "mcp", "gate", "completions", "man", "help"],
     ),
 ];
 

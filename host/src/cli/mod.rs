@@ -124,6 +124,9 @@ fn run_other(verb: Verb, reply: &mut dyn Reply) -> Replied {
         Verb::Mcp { .. } => Err(Failure::usage(
             "mcp starts a server from the command line; it is not a verb a server runs",
         )),
+        Verb::Board { .. } => Err(Failure::usage(
+            "board starts a server from the command line; it is not a verb a server runs",
+        )),
         Verb::Gate(_) => Err(Failure::usage(
             "gate runs from an authorized_keys line; it is not a verb a server runs",
         )),

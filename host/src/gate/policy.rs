@@ -124,6 +124,9 @@ fn local_only(verb: &Verb) -> Option<&'static str> {
             "prints for the machine that runs it; run it where mosaic-queue is installed"
         }
         Verb::Gate(_) => "is what this key already runs; send the verb itself",
+        Verb::Board { .. } => {
+            "serves web pages on the queue host's loopback; run it there and reach it with ssh -L"
+        }
         _ => return None,
     })
 }

@@ -48,7 +48,9 @@ pub enum GiteaError {
     /// The repository is not `owner/name`.
     #[error("MOSAIC_GITEA_REPO {0:?} is not owner/name; set it to e.g. mosaic/mosaicstack")]
     BadRepo(String),
-    /// The test seam's deadline is not a number of milliseconds.
+    /// The test seam's deadline is not a number of milliseconds (the seam, and so this
+    /// refusal, exists only in the fault-injection build).
+    #[cfg(feature = "fault-injection")]
     #[error("MOSAIC_GITEA_DEADLINE_MS {0:?} is not a number of milliseconds")]
     BadDeadline(String),
     /// The token file was refused; nothing was sent.
@@ -200,11 +202,12 @@ impl GiteaConfig {
 /// so an end-to-end test of the deadline need not wait 30 s.
 fn deadline(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Duration, GiteaError> {
     match crate::seam::gitea_deadline_ms(get) {
+        #[cfg(feature = "fault-injection")]
         Some(text) => text
             .parse::<u64>()
             .map(Duration::from_millis)
             .map_err(|_| GiteaError::BadDeadline(text)),
-        None => Ok(DEADLINE),
+        _ => Ok(DEADLINE),
     }
 }
 
@@ -212,7 +215,7 @@ fn deadline(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Duratio
 /// credentials or whitespace into the request line; `None` when the URL is usable.
 /// Credentials are looked for first, in any shape of value, so that no other refusal is the
 /// one that gets reported for a URL that holds a password.
-fn url_problem(url: &str) -> Option<UrlProblem> {
+pub fn url_problem(url: &str) -> Option<UrlProblem> {
     let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
     if authority.contains('@') {
@@ -237,7 +240,7 @@ fn url_problem(url: &str) -> Option<UrlProblem> {
 }
 
 /// A Gitea owner or repository name: letters, digits, `.`, `_`, `-`, and not a dot path.
-fn valid_name(s: &str) -> bool {
+pub fn valid_name(s: &str) -> bool {
     !s.is_empty()
         && s != "."
         && s != ".."

@@ -3,10 +3,12 @@
 //! suites' set-up, a `git` that records its calls, waiting for a process to watch a directory,
 //! the workload generator the benchmarks and the sandbox's tests replay, the benchmark
 //! examples' scratch checkouts (`bench`), a long queue built in memory (`long`), a small MCP
-//! client (`mcp`), a real OpenSSH server for the remote seats' tests (`sshd`), and the crash
-//! checks' judgement of doctor (`findings`).
+//! client (`mcp`), a real OpenSSH server for the remote seats' tests (`sshd`), the crash
+//! checks' judgement of doctor (`findings`), the board's process and plain HTTP client
+//! (`board`), and a WebDriver client for its browser tests (`webdriver`).
 
 pub mod bench;
+pub mod board;
 pub mod fake_gitea;
 pub mod findings;
 pub mod house;
@@ -18,6 +20,7 @@ pub mod retry;
 pub mod review;
 pub mod sshd;
 pub mod watch;
+pub mod webdriver;
 pub mod workload;
 
 mod repo;

@@ -213,6 +213,28 @@ impl Mcp {
         }
     }
 
+    /// Closes stdin and waits for the server to end (panics after `ANSWER_WITHIN`); its status
+    /// and every line it wrote that no call read, so a test can hold that a pending call got
+    /// no answer.
+    pub fn close_unread(mut self) -> (ExitStatus, Vec<String>) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + ANSWER_WITHIN;
+        let mut unread = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => unread.push(line),
+                // stdout closed: the server is ending.
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("the server did not end after stdin closed")
+                }
+            }
+        }
+        let status = self.child.wait().expect("the server can be waited on");
+        (status, unread)
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -179,12 +179,18 @@ fn verbs_about_the_host_stay_on_it() {
         ("darkwing", "completions bash".to_owned()),
         ("darkwing", "man".to_owned()),
         ("darkwing", "gate --seat jason".to_owned()),
+        ("darkwing", "board".to_owned()),
+        ("jason", "board --listen 127.0.0.1:0".to_owned()),
     ] {
         assert_eq!(refused(seat, &line).0, "local-only", "{line}");
     }
     assert_eq!(
         refused("darkwing", "snapshot --out /tmp/x").1,
         "refused: snapshot writes files on the queue host; read the queue with list --json, or run it there"
+    );
+    assert_eq!(
+        refused("darkwing", "board").1,
+        "refused: board serves web pages on the queue host's loopback; run it there and reach it with ssh -L"
     );
 }
 

@@ -20,8 +20,9 @@ pub enum Verdict {
     /// Healthy, or healed by the retry and the commands doctor named (how many commands).
     Healed(usize),
     /// Healed after a person's decision the contract leaves to a person (a review request
-    /// looked up on its issue), and the commands doctor named (how many in all).
-    Person(usize),
+    /// looked up on its issue), and the commands doctor named (how many in all); with why the
+    /// state was the person's: the request attempt the files left unresolved.
+    Person(usize, String),
     Unsafe(String),
 }
 
@@ -84,16 +85,62 @@ impl Judge<'_> {
         if self.reboot {
             work.reboot();
         }
+        // Read before any command runs: the person's reason, from the files alone.
+        let uncertain = unresolved_attempt(work);
         let look = Look {
             judge: self,
             work,
             gitea,
         };
-        match look.judge(acked) {
-            Ok(v) => v,
-            Err(why) => Verdict::Unsafe(why),
+        // A panic in a command is a state the contract does not allow, counted as unsafe.
+        let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| look.judge(acked)))
+            .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_text(&panic))));
+        match (judged, uncertain) {
+            (Ok((steps, false)), _) => Verdict::Healed(steps),
+            (Ok((steps, true)), Some(why)) => Verdict::Person(steps, why),
+            (Ok((_, true)), None) => Verdict::Unsafe(
+                "a person was needed, but the files hold no review request attempt left unresolved"
+                    .to_owned(),
+            ),
+            (Err(why), _) => Verdict::Unsafe(why),
         }
     }
+}
+
+/// What a panic carried, as text.
+pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "a panic without a message".to_owned())
+}
+
+/// The one thing the contract leaves to a person, read from queue.json as JSON (apart from the
+/// core and doctor): a review request attempt whose outcome is not logged (`requesting`,
+/// `uncertain` or `conflict`), since whether its comment was posted is not knowable from the
+/// disk. `None` when queue.json holds none (or cannot be read: then nothing is the person's).
+fn unresolved_attempt(work: &Checkout) -> Option<String> {
+    let bytes = work.disk.get(&work.paths.queue_json)?;
+    let queue: Value = serde_json::from_slice(&bytes).ok()?;
+    for row in queue["rows"].as_array()? {
+        let rounds = row["review"]["rounds"].as_array();
+        for attempt in rounds
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r["attempts"].as_array())
+            .flatten()
+        {
+            let state = attempt["state"].as_str().unwrap_or_default();
+            if ["requesting", "uncertain", "conflict"].contains(&state) {
+                return Some(format!(
+                    "row {} request attempt {} is {state}",
+                    row["id"], attempt["op"]
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// One state under judgement.
@@ -132,7 +179,8 @@ impl Look<'_> {
         self.work.disk.get(path).unwrap_or_default()
     }
 
-    fn judge(&self, acked: &BTreeSet<String>) -> Result<Verdict, String> {
+    /// The commands it took to heal the state, and whether a person's decision was one.
+    fn judge(&self, acked: &BTreeSet<String>) -> Result<(usize, bool), String> {
         let acked: BTreeSet<String> = acked.union(&self.judge.before).cloned().collect();
         one_line_or_ok(&self.work.process(None).list(), "list")?;
         let verify = self.work.process(None).verify(false);
@@ -173,11 +221,7 @@ impl Look<'_> {
         // Every receipt printed before the crash is in the log exactly once.
         self.holds(&acked)?;
         self.posted_once()?;
-        Ok(if person {
-            Verdict::Person(steps)
-        } else {
-            Verdict::Healed(steps)
-        })
+        Ok((steps, person))
     }
 
     /// While the retry refuses: doctor names a command, the command runs, and the op is

@@ -19,10 +19,12 @@ pub struct Tally {
     pub person: usize,
     /// The most commands doctor named for one state before it was healthy.
     pub most_steps: usize,
+    /// The first unsafe states, each with why.
+    pub failures: Vec<String>,
 }
 
 /// Records the scenario's run and judges every state of both models: the tallies of ext4 and
-/// of the weak model. Panics naming the first unsafe states.
+/// of the weak model, each naming its first unsafe states (the caller asserts there are none).
 pub fn enumerate(s: &Scenario) -> (Tally, Tally) {
     let run = s.checkout.clone();
     let gitea = Gitea::default();
@@ -37,7 +39,6 @@ pub fn enumerate(s: &Scenario) -> (Tally, Tally) {
         reboot: true,
         comments: (s.gitea.comments(), gitea.comments()),
     };
-    let mut failures = Vec::new();
     let mut tallies = Vec::new();
     for (model, states) in [("ext4", trace.ext4_states()), ("weak", trace.weak_states())] {
         let mut tally = Tally {
@@ -47,14 +48,16 @@ pub fn enumerate(s: &Scenario) -> (Tally, Tally) {
         for (i, state) in states.iter().enumerate() {
             match judge.check(state) {
                 Verdict::Healed(steps) => tally.most_steps = tally.most_steps.max(steps),
-                Verdict::Person(steps) => {
+                Verdict::Person(steps, _) => {
                     tally.person += 1;
                     tally.most_steps = tally.most_steps.max(steps);
                 }
                 Verdict::Unsafe(why) => {
                     tally.unsafe_states += 1;
-                    if failures.len() < 5 {
-                        failures.push(format!("{} {model} state {i}: {why}", s.name));
+                    if tally.failures.len() < 5 {
+                        tally
+                            .failures
+                            .push(format!("{} {model} state {i}: {why}", s.name));
                     }
                 }
             }
@@ -65,11 +68,6 @@ pub fn enumerate(s: &Scenario) -> (Tally, Tally) {
         );
         tallies.push(tally);
     }
-    assert!(
-        failures.is_empty(),
-        "unsafe crash states:\n{}",
-        failures.join("\n")
-    );
     let weak = tallies.pop().unwrap_or_default();
     (tallies.pop().unwrap_or_default(), weak)
 }

@@ -2,11 +2,13 @@
 //! per fault (EIO, ENOSPC, EDQUOT, EROFS, EACCES, a short write), each run asserting that its
 //! fault fired. Each must end as the contract says (done, or one line with exit 1 or 3), leave
 //! the queue as it was after exit 1, leave no temp file, print no receipt after a failed fsync,
-//! and be recovered by its retry and the commands doctor names.
+//! and be recovered by its retry and the commands doctor names; a state left to a person must
+//! hold a review request attempt whose outcome is not logged, and a panic is a broken run.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::check::{Judge, Verdict};
+use super::check::{Judge, Verdict, panic_text};
 use super::gitea::Gitea;
 use super::power::receipts;
 use super::scenarios::Scenario;
@@ -19,16 +21,23 @@ use crate::store::memory::{Checkout, Ran};
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Swept {
     pub calls: usize,
-    pub runs: usize,
+    /// How the faulted runs ended: done (the fault fell on a call whose failure the command
+    /// absorbs: a cache, a lock removed after the receipt), exit 1, exit 3.
+    pub ended: (usize, usize, usize),
     /// Runs whose outcome (files, receipts, comments) no earlier run left: each judged once.
     pub outcomes: usize,
+    /// Outcomes a person's decision settled, each holding an unresolved request attempt.
+    pub person: usize,
+    /// Every run that broke a rule, was not recovered, or panicked, with why.
+    pub broken: Vec<String>,
 }
 
 /// What a faulted run left: the queue's files, the lock and the gate (temp files included,
 /// the read view by its presence), the receipts it printed, and the comments on Gitea.
 type Outcome = (Vec<(String, Vec<u8>)>, BTreeSet<String>, Vec<String>);
 
-/// Runs the scenario once per call and fault; panics naming every run that broke a rule.
+/// Runs the scenario once per call and fault; the figures, with every run that broke a rule
+/// (the caller asserts there is none).
 pub fn sweep(s: &Scenario) -> Swept {
     let clean = Tracer::memory();
     let gitea = fresh(s);
@@ -48,22 +57,35 @@ pub fn sweep(s: &Scenario) -> Swept {
         ..Swept::default()
     };
     let mut judged: BTreeMap<Outcome, Option<String>> = BTreeMap::new();
-    let mut broken = Vec::new();
     for n in 1..=calls {
         for kind in FaultKind::ALL {
-            swept.runs += 1;
             let what = format!("{} call {n} {}", s.name, kind.name());
             let (work, gitea) = (s.checkout.clone(), fresh(s));
             let tracer = Tracer::memory().failing(n, kind);
-            let ran = s.run.exec(&work.process(Some(&tracer)), &gitea);
+            let ran = match catch_unwind(AssertUnwindSafe(|| {
+                s.run.exec(&work.process(Some(&tracer)), &gitea)
+            })) {
+                Ok(ran) => ran,
+                Err(panic) => {
+                    swept
+                        .broken
+                        .push(format!("{what}: panicked: {}", panic_text(&panic)));
+                    continue;
+                }
+            };
             let events = tracer.events();
             if !tracer.fired() {
-                broken.push(format!("{what}: the fault never fired"));
+                swept.broken.push(format!("{what}: the fault never fired"));
                 continue;
             }
             if let Err(why) = rules(s, &work, &ran, &events) {
-                broken.push(format!("{what}: {why}"));
+                swept.broken.push(format!("{what}: {why}"));
                 continue;
+            }
+            match &ran {
+                Ok(_) => swept.ended.0 += 1,
+                Err(f) if f.exit == Exit::Failed => swept.ended.1 += 1,
+                Err(_) => swept.ended.2 += 1,
             }
             let printed = printed(&events);
             let verdict = judged
@@ -71,27 +93,30 @@ pub fn sweep(s: &Scenario) -> Swept {
                 .or_insert_with(|| {
                     swept.outcomes += 1;
                     match judge.recover(&work, &gitea, &printed) {
-                        Verdict::Healed(_) | Verdict::Person(_) => None,
+                        Verdict::Healed(_) => None,
+                        Verdict::Person(_, why) => {
+                            swept.person += 1;
+                            eprintln!("io-errors | {what} | settled by a person: {why} |");
+                            None
+                        }
                         Verdict::Unsafe(why) => Some(why),
                     }
                 });
             if let Some(why) = verdict {
-                broken.push(format!("{what}: not recovered: {why}"));
+                swept.broken.push(format!("{what}: not recovered: {why}"));
             }
         }
     }
     eprintln!(
-        "io-errors | {} | {} calls | {} runs | {} distinct outcomes recovered | {} broken |",
+        "io-errors | {} | {} calls | ended {} done, {} exit 1, {} exit 3 | {} distinct outcomes | {} settled by a person | {} broken |",
         s.name,
         swept.calls,
-        swept.runs,
+        swept.ended.0,
+        swept.ended.1,
+        swept.ended.2,
         swept.outcomes,
-        broken.len()
-    );
-    assert!(
-        broken.is_empty(),
-        "I/O faults handled wrongly:\n{}",
-        broken.join("\n")
+        swept.person,
+        swept.broken.len()
     );
     swept
 }
