@@ -8,7 +8,7 @@ pub use mosaic_queue_core::Error as CoreError;
 use mosaic_queue_core::VerbError;
 
 use crate::exit::Exit;
-use crate::gate;
+use crate::remote;
 
 /// How the host ends a command on a core error, as every host error type does (`exit()`).
 pub trait Ending {
@@ -27,7 +27,7 @@ impl Ending for CoreError {
 
     fn line(&self) -> String {
         match self {
-            CoreError::Verb(VerbError::MissingCandidate { id }) if gate::confine::confined() => {
+            CoreError::Verb(VerbError::MissingCandidate { id }) if remote::is() => {
                 through_gate(*id)
             }
             CoreError::Verb(_) | CoreError::Review(_) => format!("refused: {self}"),

@@ -26,6 +26,7 @@ pub mod io;
 pub mod mcp;
 pub mod read;
 pub mod recovery;
+pub mod remote;
 pub mod reply;
 pub mod review;
 pub mod sandbox;

@@ -13,7 +13,7 @@ use support::review::{Review, lines, receipts, token};
 use support::sshd::{Key, Sshd};
 use support::{Repo, bin};
 
-use crate::mcp_tools::{ORIENT, error_doc, is, receipt_doc};
+use crate::mcp_tools::{error_doc, is, receipt_doc};
 
 /// The forced-command line of `key` for `seat` on the checkout at `root`, with `extra`
 /// gate arguments (already quoted for the shell sshd runs the command with).
@@ -152,13 +152,17 @@ fn mcp_works_end_to_end_through_ssh() {
     assert!(mcp.close().success());
 }
 
+/// `orient` through the gate: the rules and commands of a remote seat (the manifest's text or a
+/// commit, never a file; no `--by`), as `prime` through the gate gives them.
+const ORIENT_REMOTE: &str = r#"{"revision":1,"durable":true,"seat":"darkwing","role":"seat","rows":[{"id":1,"piece":"Parser","status":"queued","waitsOn":[],"waitsOnMore":0}],"next":{"id":1,"piece":"Parser","status":"queued","owner":"darkwing"},"passed":[{"id":3,"why":"parked"}],"rules":["Every change takes --op ID (8-72 of [a-z0-9._-], first a letter or digit): a new id for each new change.","Only a printed receipt `ok OP rev N ...` means done. After exit 3, a kill or no output, retry the SAME op id with the SAME arguments: a recorded op answers with its original receipt and changes nothing.","Exit codes: 0 ok; 1 failed (retry may help); 2 invalid or refused (change what you ask); 3 uncertain (retry the same op); 4 usage.","Never edit docs/plans/queue.json or QUEUE.md by hand, and never checkout, stash, restore or reset them; commit with plain `git commit`, never --no-verify.","You may take or start an unowned queued row (you become its owner) and move your own rows: in-progress -> in-review needs the manifest's text (--manifest-stdin, or --manifest-text for one line; never a file, which the queue host cannot read) or a commit the queue host has (--candidate REV), -> blocked needs --reason; in-review -> in-progress when changes are asked.","You may release your in-progress row, note rows you own or review, and set piece, gate, issues, closes, reviewers, brief or after on rows you own.","The lead, jason or sage add and assign rows; jason alone moves waiting-on-jason to done."],"commands":["mosaic-queue take --op OP                    claim what next names and start it","mosaic-queue next darkwing --explain         what next gives and why","mosaic-queue show ID                         one row","mosaic-queue move ID in-review --manifest-stdin --op OP < MANIFEST","mosaic-queue move ID in-review --candidate REV --op OP","mosaic-queue move ID blocked --reason TEXT --op OP","mosaic-queue release ID --op OP","mosaic-queue note ID TEXT --op OP","mosaic-queue wait ID --status in-review,done --timeout 600","mosaic-queue sync --op OP                    is that op in the log and durable?"],"cut":null}"#;
+
 #[test]
 fn mcp_by_name_and_one_verb_work_through_ssh() {
     let repo = Repo::new("ssh-verb");
     let (sshd, keys) = serve(&repo, &["darkwing", "flicker"]);
     let mut mcp = Mcp::spawn_command(sshd.ssh(&keys[0], &[], Some("mosaic-queue mcp")));
     mcp.handshake();
-    is(&mcp.call("orient", json!({})), false, ORIENT);
+    is(&mcp.call("orient", json!({})), false, ORIENT_REMOTE);
     assert!(mcp.close().success());
 
     let local = repo.run(&["list", "--json"], &[]);

@@ -20,6 +20,7 @@ static CONFINED: OnceLock<Confinement> = OnceLock::new();
 
 /// Confines the rest of this process's life to `confinement`; a second call changes nothing.
 pub fn confine(confinement: Confinement) {
+    crate::remote::set();
     let _ = CONFINED.set(confinement);
 }
 
