@@ -249,6 +249,8 @@ mod tests {
                 rounds: vec![round],
             }),
             after: vec![],
+            lease: None,
+            fenced: vec![],
         }
     }
 

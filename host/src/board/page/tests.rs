@@ -31,6 +31,8 @@ fn row(id: u64, piece: &str, status: Status) -> Row {
         blocked_reason: None,
         review: None,
         after: vec![],
+        lease: None,
+        fenced: vec![],
     }
 }
 
