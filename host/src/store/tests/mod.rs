@@ -4,6 +4,7 @@
 
 mod check;
 mod gitea;
+mod leases;
 mod power;
 mod rules;
 
