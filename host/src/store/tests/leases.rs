@@ -25,7 +25,7 @@ impl Clock for At {
 }
 
 /// `command` as op `op` by `by` at `at`: the receipt printed, or the failure.
-fn run(c: &Checkout, at: &'static str, command: &Command, op: &str, by: &str) -> Ran {
+pub(super) fn run(c: &Checkout, at: &'static str, command: &Command, op: &str, by: &str) -> Ran {
     let p = c.process(None);
     let clock = At(at);
     let world = World {
