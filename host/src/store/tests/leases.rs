@@ -7,7 +7,6 @@ use std::path::Path;
 use mosaic_queue_core::{Command, Queue, TakeCmd};
 use serde_json::json;
 
-use super::scenarios::cmd;
 use crate::change::heartbeat::heartbeat_in;
 use crate::reply::Gathered;
 use crate::store::heartbeat;
@@ -54,6 +53,11 @@ fn beat(c: &Checkout, at: &'static str, seat: &str) -> String {
     let mut reply = Gathered::new(true);
     let result = heartbeat_in(world, p.paths(), seat, &mut reply);
     reply.finish("heartbeat", false, &result).document
+}
+
+/// A command as the core reads one from JSON.
+fn cmd(v: serde_json::Value) -> Command {
+    serde_json::from_value(v).expect("a command")
 }
 
 fn take(lease: Option<u32>) -> Command {
