@@ -9,6 +9,8 @@ use mosaic_queue_core::{LEAD, is_privileged};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use crate::read::prime::Reach;
+
 /// The longest `wait` a call may ask for, in seconds; also what a `wait` without a timeout
 /// gets. A client that wants longer calls again.
 pub const MAX_WAIT_SECS: u32 = 600;
@@ -111,6 +113,15 @@ pub fn tools(seat: &str) -> Vec<Tool> {
     ]
 }
 
+/// What `candidate` may name: on the queue host a commit or a manifest file; through the gate a
+/// commit the host has (the host cannot read a file on the seat's machine).
+fn candidate() -> &'static str {
+    match Reach::here() {
+        Reach::Host => "to in-review: commit or manifest file",
+        Reach::Gate => "to in-review: a commit the queue host has (or give manifest)",
+    }
+}
+
 /// `change`: the seat's own moves and edits, and adding and assigning rows where it may.
 fn change(seat: &str) -> Tool {
     let mut properties = json!({
@@ -119,7 +130,7 @@ fn change(seat: &str) -> Tool {
         "id": INT(),
         "status": {"type": "string", "description": "move: the new status"},
         "reason": STR(),
-        "candidate": {"type": "string", "description": "to in-review: commit or manifest file"},
+        "candidate": {"type": "string", "description": candidate()},
         "manifest": {"type": "string", "description": "to in-review: the manifest's text"},
         "issue": INT(),
         "evidence": {"type": "string", "description": "comment=ID,round=N,candidate=DIGEST"},
