@@ -170,3 +170,137 @@ fn a_hostile_heartbeat_file_leaves_the_claim_unknown_and_doctor_names_it() {
         assert!(doctor.stdout.contains(&want), "{name}: {}", doctor.stdout);
     }
 }
+
+/// A lease that is not one, or out of bounds, and a lease verb by a seat it is not for: each
+/// refused with one line and exit 2, and nothing written.
+#[test]
+fn bad_leases_and_lease_verbs_by_the_wrong_seat_are_refused_in_one_line() {
+    let repo = Repo::new("lease-refusals");
+    let bounds =
+        "give one from 1m to 24h (60 to 86400 seconds), or none for a claim that never expires";
+    for (args, line) in [
+        (
+            &[
+                "take",
+                "--lease",
+                "2x",
+                "--op",
+                "huey-take-0001",
+                "--by",
+                "huey",
+            ][..],
+            String::from(
+                "mosaic-queue: refused: --lease \"2x\": \"2x\" is not a lease: write a whole number of seconds, minutes or hours without spaces, like 90s, 45m or 2h",
+            ),
+        ),
+        (
+            &[
+                "take",
+                "--lease",
+                "25h",
+                "--op",
+                "huey-take-0001",
+                "--by",
+                "huey",
+            ],
+            format!(
+                "mosaic-queue: refused: --lease \"25h\": a lease of 90000 seconds is out of bounds: {bounds}"
+            ),
+        ),
+        (
+            &[
+                "lease-default",
+                "0s",
+                "--op",
+                "lead-lease-0001",
+                "--by",
+                "lead",
+            ],
+            format!(
+                "mosaic-queue: refused: lease \"0s\": a lease of 0 seconds is out of bounds: {bounds}"
+            ),
+        ),
+        (
+            &[
+                "lease-default",
+                "2h",
+                "--op",
+                "huey-lease-0001",
+                "--by",
+                "huey",
+            ],
+            String::from(
+                "mosaic-queue: refused: huey may not set the default lease: the lead, jason or sage only",
+            ),
+        ),
+        (
+            &[
+                "reclaim",
+                "1",
+                "--reason",
+                "gone",
+                "--op",
+                "huey-1-reclaim",
+                "--by",
+                "huey",
+            ],
+            String::from(
+                "mosaic-queue: refused: row 1 is queued, not in progress under a seat: there is no claim to end",
+            ),
+        ),
+        (
+            &["heartbeat", "--by", "Huey"],
+            String::from(
+                "mosaic-queue: refused: seat \"Huey\" is not a seat name: use 1 to 32 characters of [a-z0-9-], starting with a letter",
+            ),
+        ),
+    ] {
+        assert_eq!(repo.run(args, &[]).fails(2), line, "{args:?}");
+    }
+    assert_eq!(repo.ops(), ["genesis-0001"]);
+    assert!(!repo.path(".git/mosaic-queue.heartbeats").exists());
+}
+
+/// `lease-default` sets the lease a take without `--lease` records; `heartbeat` prints its
+/// line and `--json` document, and `list` shows the claim under the table.
+#[test]
+fn the_default_lease_applies_and_the_claim_is_shown() {
+    let repo = Repo::new("lease-default");
+    let set = at(
+        &repo,
+        T0,
+        &[
+            "lease-default",
+            "2h",
+            "--op",
+            "lead-lease-0001",
+            "--by",
+            "lead",
+        ],
+    );
+    assert_eq!(set.ok(), "ok lead-lease-0001 rev 2 lease-default 2h\n");
+    let took = at(
+        &repo,
+        T0,
+        &["take", "--op", "huey-take-0001", "--by", "huey"],
+    );
+    assert_eq!(
+        took.ok(),
+        "ok huey-take-0001 rev 3 take 2 queued -> in-progress, lease 2h\n"
+    );
+    let beat = at(&repo, LATER, &["heartbeat", "--by", "huey"]);
+    assert_eq!(beat.ok(), "heartbeat huey at 2027-01-01T00:10:00.000Z\n");
+    let json = at(&repo, LATER, &["heartbeat", "--by", "huey", "--json"]);
+    assert_eq!(
+        json.ok(),
+        "{\n  \"verb\": \"heartbeat\",\n  \"seat\": \"huey\",\n  \"at\": \"2027-01-01T00:10:00.000Z\",\n  \"text\": \"heartbeat huey at 2027-01-01T00:10:00.000Z\"\n}\n"
+    );
+    let list = at(&repo, LATER, &["list"]);
+    assert!(
+        list.ok().ends_with(
+            "\n**Claims**\n\n- row 2: huey, lease 2h, ends 2027-01-01T02:10:00.000Z, last sign of life 2027-01-01T00:10:00.000Z: live\n"
+        ),
+        "{}",
+        list.stdout
+    );
+}

@@ -261,7 +261,7 @@ pub enum Verb {
     )]
     LeaseDefault {
         /// The default lease (`90s`, `45m`, `2h`; 1m to 24h), or `off` for none
-        #[arg(value_name = "DURATION|off", allow_hyphen_values = true, value_parser = lease_or_off)]
+        #[arg(value_name = "LEASE", allow_hyphen_values = true, value_parser = lease_or_off)]
         lease: LeaseSetting,
         #[command(flatten)]
         change: Change,

@@ -72,3 +72,39 @@ pub fn shortest_lease(state: &State, seat: &str) -> Option<u32> {
         .filter_map(|c| c.lease)
         .min()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::memory::Checkout;
+    use mosaic_queue_core::{Command, TakeCmd};
+
+    /// A tick writes the heartbeat of a seat that holds a leased claim and waits a third of
+    /// its lease; for a seat that holds none it writes nothing and looks again in 20 s.
+    #[test]
+    fn a_tick_renews_only_a_seat_with_a_leased_claim_every_third_of_its_lease() {
+        let c = Checkout::genesis();
+        let take = Command::Take(TakeCmd {
+            lease: Some(90),
+            ..TakeCmd::default()
+        });
+        let ran = c.process(None).change(&take, "huey-take-0001", "huey");
+        assert_eq!(
+            ran,
+            Ok(vec![
+                "ok huey-take-0001 rev 2 take 2 queued -> in-progress, lease 90s".to_owned()
+            ])
+        );
+        let file = heartbeat::path(&c.paths, "huey");
+        c.disk.remove(&file);
+        let p = c.process(None);
+        assert_eq!(tick(p.world(), &c.paths, "louie"), Duration::from_secs(20));
+        assert_eq!(
+            c.disk.names(&heartbeat::folder(&c.paths)),
+            Vec::<String>::new()
+        );
+        assert_eq!(tick(p.world(), &c.paths, "huey"), Duration::from_secs(30));
+        let now = crate::store::memory::NOW;
+        assert_eq!(c.disk.get(&file), Some(format!("{now}\n").into_bytes()));
+    }
+}
