@@ -128,7 +128,19 @@ pub fn write(io: &dyn Io, paths: &Paths, seat: &str, at: &str) -> io::Result<()>
     let dir = folder(paths);
     match io.create_dir(&dir) {
         Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        // Whatever is at the name must be the folder itself: a symlink to a directory would
+        // send the write elsewhere.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if !io.is_dir(&dir)? {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{} is not a directory (a symlink or a file is at its name); remove it and run the command again",
+                        dir.display()
+                    ),
+                ));
+            }
+        }
         Err(e) => return Err(e),
     }
     // A dot name no seat can have, unique to this process: two processes of one seat never

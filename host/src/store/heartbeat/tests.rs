@@ -134,3 +134,21 @@ fn hostile_files_on_disk_read_as_unknown_without_blocking() {
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn a_folder_that_is_a_symlink_or_a_file_is_never_written_through() {
+    let paths = mem_paths();
+    let disk = Disk::new();
+    disk.mkdir_all(Path::new("/elsewhere"));
+    disk.mkdir_all(&paths.git_dir);
+    disk.symlink(&folder(&paths), Path::new("/elsewhere"));
+    let err = write(&disk.io(None), &paths, "darkwing", AT).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "/mem/repo/.git/mosaic-queue.heartbeats is not a directory (a symlink or a file is at its name); remove it and run the command again"
+    );
+    assert_eq!(disk.names(Path::new("/elsewhere")), Vec::<String>::new());
+    disk.remove(&folder(&paths));
+    disk.put(&folder(&paths), b"a file");
+    assert!(write(&disk.io(None), &paths, "darkwing", AT).is_err());
+}
