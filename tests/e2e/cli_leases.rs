@@ -94,6 +94,13 @@ fn sixteen_seats_race_to_reclaim_one_expired_claim_and_one_wins() {
         repo.run(&["verify", "--current"], &[]).ok(),
         "ok verify rev 3 (3 entries, witness rev 3), table current\n"
     );
+    // The winner's claim carries no lease (no --lease, no default): no sign of life renews
+    // it, so no heartbeat of the winner is written.
+    let names: Vec<String> = std::fs::read_dir(repo.path(".git/mosaic-queue.heartbeats"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["huey"]);
     // huey is fenced off the row it lost.
     let late = at(
         &repo,
