@@ -39,6 +39,8 @@ pub const QUEUE_MD_CAP: u64 = 64 * MIB;
 pub const MANIFEST_CAP: u64 = mosaic_queue_core::manifest::MAX_BYTES as u64;
 /// The cap on a git hook the guard installs or inspects.
 pub const HOOK_CAP: u64 = MIB;
+/// The cap on a seat's heartbeat: one timestamp (24 bytes) and a newline, with room to spare.
+pub const HEARTBEAT_CAP: u64 = 64;
 
 /// What a file the tool reads holds. It decides the size cap, whether a symlink at the path
 /// is followed, and the next step a refusal names.
@@ -70,6 +72,8 @@ pub enum Kind {
     Map,
     /// A git hook (`install-hook`'s source, the installed pre-commit hook).
     Hook,
+    /// A seat's heartbeat, `.git/mosaic-queue.heartbeats/<seat>`.
+    Heartbeat,
 }
 
 impl Kind {
@@ -83,6 +87,7 @@ impl Kind {
             Kind::QueueMd | Kind::SnapshotMd | Kind::Map => QUEUE_MD_CAP,
             Kind::Manifest => MANIFEST_CAP,
             Kind::Hook => HOOK_CAP,
+            Kind::Heartbeat => HEARTBEAT_CAP,
         }
     }
 
@@ -100,6 +105,7 @@ impl Kind {
             Kind::Manifest => "a manifest",
             Kind::Map => "a migration map",
             Kind::Hook => "a git hook",
+            Kind::Heartbeat => "a heartbeat",
         }
     }
 
@@ -146,6 +152,9 @@ impl Kind {
             }
             Kind::Map => "pass the reviewed migration map file",
             Kind::Hook => "restore the hook from git",
+            Kind::Heartbeat => {
+                "remove it; the seat's next `mosaic-queue heartbeat` writes it again"
+            }
         }
     }
 }

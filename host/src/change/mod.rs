@@ -5,6 +5,7 @@
 
 pub mod archive;
 pub mod genesis;
+pub mod heartbeat;
 
 use mosaic_queue_core::{Command, NOTHING_TO_TAKE, Outcome, Queue, Row, TakeCmd};
 use serde::Serialize;
@@ -68,16 +69,22 @@ struct NothingJson<'a> {
 /// `take` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`): under the lock, the row `next SEAT`
 /// names moves to in-progress for SEAT as one entry, whose receipt it gives. A retry of the
 /// op answers with its original receipt, however the queue moved on.
-pub fn take(op: &str, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
+pub fn take(take: &TakeCmd, op: &str, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
     check_op(op)?;
     let by = actor(by, reply)?;
-    take_in(&session::locate()?, op, &by, reply)
+    take_with(&session::locate()?, take, op, &by, reply)
 }
 
 /// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too. The
 /// receipt object carries `current`, the row taken as it now stands.
 pub fn take_in(paths: &Paths, op: &str, by: &str, reply: &mut dyn Reply) -> Replied {
-    let take = Command::Take(TakeCmd::default());
+    take_with(paths, &TakeCmd::default(), op, by, reply)
+}
+
+/// `take` with its lease and `--no-reclaim` as given; the session reads the heartbeats the
+/// choice of an expired claim needs.
+fn take_with(paths: &Paths, take: &TakeCmd, op: &str, by: &str, reply: &mut dyn Reply) -> Replied {
+    let take = Command::Take(take.clone());
     let (outcome, queue) =
         session::change(World::real(), paths, &take, op, by, acknowledge(reply, op))?;
     match outcome {

@@ -5,8 +5,8 @@
 //! inline or on stdin.
 
 use mosaic_queue_core::{
-    AbandonCmd, AssignArgs, Command, IdArgs, MoveArgs, NewRow, NoteArgs, RecordArgs, SetArgs,
-    manifest,
+    AbandonCmd, AssignArgs, Command, IdArgs, LeaseDefaultArgs, MoveArgs, NewRow, NoteArgs,
+    ReclaimCmd, RecordArgs, SetArgs, manifest,
 };
 
 use super::grammar::{Change, ReviewVerb, Verb};
@@ -51,6 +51,7 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
             manifest_stdin,
             issue,
             evidence,
+            lease,
             change,
         } => {
             let candidate = match (candidate, manifest_text) {
@@ -59,7 +60,10 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 (None, None) if manifest_stdin => Given::Text("stdin", stdin_manifest()?),
                 (None, None) => Given::None,
             };
-            let args = move_args(id, &status, reason, candidate, issue, evidence)?;
+            let args = MoveArgs {
+                lease,
+                ..move_args(id, &status, reason, candidate, issue, evidence)?
+            };
             (Command::Move(args), change)
         }
         Verb::Release { id, change } => (Command::Release(IdArgs { id }), change),
@@ -85,6 +89,18 @@ pub fn command(verb: Verb) -> Result<(Command, Change), Failure> {
                 reason,
             };
             (Command::Set(args), change)
+        }
+        Verb::LeaseDefault { lease, change } => {
+            let args = LeaseDefaultArgs { lease: lease.0 };
+            (Command::LeaseDefault(args), change)
+        }
+        Verb::Reclaim { id, reason, change } => {
+            let args = ReclaimCmd {
+                id,
+                reason,
+                heartbeat: None,
+            };
+            (Command::Reclaim(args), change)
         }
         Verb::Review { verb } => review_command(verb)?,
         other => unreachable!("not a change verb: {other:?}"),

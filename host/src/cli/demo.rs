@@ -21,7 +21,7 @@ pub fn run_step(paths: &Paths, line: &str, reply: &mut dyn Reply) -> Replied {
         Verb::Next {
             seat: Some(seat), ..
         } => return next_explained_in(paths, &seat, reply),
-        Verb::Take { change } => {
+        Verb::Take { change, .. } => {
             let by = change
                 .by
                 .ok_or_else(|| Failure::usage("a demo step names no actor"))?;

@@ -56,15 +56,16 @@ pub struct Change {
 #[derive(Subcommand, Debug)]
 pub enum Verb {
     /// Every row as the table shows it (unlocked read); with --stale DAYS, the rows in
-    /// progress or in review that no log entry has touched for DAYS days.
+    /// progress or in review that no log entry has touched for DAYS days (or hours: 2h, or
+    /// minutes: 90m).
     #[command(
-        after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json\n  mosaic-queue list --stale 3"
+        after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json\n  mosaic-queue list --stale 3\n  mosaic-queue list --stale 90m"
     )]
     List {
-        /// Only rows in progress or in review with no log entry for DAYS days, oldest first,
-        /// with their owners
-        #[arg(long, value_name = "DAYS", allow_hyphen_values = true, value_parser = number::days)]
-        stale: Option<u32>,
+        /// Only rows in progress or in review with no log entry for DAYS days (or 2h, 90m),
+        /// oldest first, with their owners
+        #[arg(long, value_name = "DAYS", allow_hyphen_values = true, value_parser = number::span)]
+        stale: Option<number::Span>,
     },
     /// One row with its status, owner, review round and move reason (unlocked read).
     #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]
@@ -230,15 +231,65 @@ pub enum Verb {
             allow_hyphen_values = true
         )]
         evidence: Option<String>,
+        /// For in-progress, the claim's lease (`90s`, `45m`, `2h`; 1m to 24h); default: the
+        /// queue's
+        #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = mosaic_queue_core::parse_lease)]
+        lease: Option<u32>,
         #[command(flatten)]
         change: Change,
     },
     /// Claim the row `next` names for the acting seat and start it, as one entry; a retry of
     /// the op answers with its original receipt; "nothing to take" writes nothing (exit 0).
-    #[command(after_help = "Example:\n  mosaic-queue take --op darkwing-take-1 --by darkwing")]
+    #[command(
+        after_help = "Examples:\n  mosaic-queue take --op darkwing-take-1 --by darkwing\n  mosaic-queue take --lease 2h --op darkwing-take-2 --by darkwing"
+    )]
     Take {
+        /// The claim's lease: how long it may go without a sign of life (`90s`, `45m`, `2h`;
+        /// 1m to 24h) before another seat's take reclaims it; default: the queue's
+        #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = mosaic_queue_core::parse_lease)]
+        lease: Option<u32>,
+        /// Take queued rows only, never another seat's expired claim
+        #[arg(long)]
+        no_reclaim: bool,
         #[command(flatten)]
         change: Change,
+    },
+    /// Set the queue's default lease for claims that give none (`2h`), or `off` (the lead,
+    /// jason or sage).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue lease-default 2h --op lead-lease-1 --by lead\n  mosaic-queue lease-default off --op lead-lease-2 --by lead"
+    )]
+    LeaseDefault {
+        /// The default lease (`90s`, `45m`, `2h`; 1m to 24h), or `off` for none
+        #[arg(value_name = "LEASE", allow_hyphen_values = true, value_parser = lease_or_off)]
+        lease: LeaseSetting,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// End a seat's claim at once: the row goes back to queued and its holder is fenced off it
+    /// (the lead, jason or sage).
+    #[command(
+        after_help = "Example:\n  mosaic-queue reclaim 3 --reason 'darkwing stopped mid-row' --op lead-3-reclaim-1 --by lead"
+    )]
+    Reclaim {
+        /// The row's number
+        #[arg(value_name = "ID", value_parser = number::id, allow_negative_numbers = true)]
+        id: u64,
+        /// Why the claim ends (recorded in the entry, shown with the status)
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Show a sign of life: renews every leased claim of the seat (no lock, no log entry; a
+    /// file under .git beside the witness).
+    #[command(
+        after_help = "Examples:\n  mosaic-queue heartbeat --by darkwing\n  MOSAIC_AGENT_NAME=darkwing mosaic-queue heartbeat --json"
+    )]
+    Heartbeat {
+        /// The seat (e.g. darkwing); defaults to $MOSAIC_AGENT_NAME
+        #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
+        by: Option<String>,
     },
     /// Hand an in-progress row back to the queue (clears the owner).
     #[command(
@@ -499,6 +550,18 @@ pub enum Verb {
     },
 }
 
+/// `lease-default`'s value: a lease in seconds, or none.
+#[derive(Clone, Copy, Debug)]
+pub struct LeaseSetting(pub Option<u32>);
+
+/// `lease-default`'s value as every face reads it: `off`, or a lease `parse_lease` takes.
+fn lease_or_off(text: &str) -> Result<LeaseSetting, mosaic_queue_core::ClaimError> {
+    match text {
+        "off" => Ok(LeaseSetting(None)),
+        lease => mosaic_queue_core::parse_lease(lease).map(|s| LeaseSetting(Some(s))),
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ReviewVerb {
     /// Post a new request in the current round after a failed or abandoned one.
@@ -590,6 +653,9 @@ impl Verb {
             Verb::Wait { .. } => "wait",
             Verb::Prime { .. } => "prime",
             Verb::Take { .. } => "take",
+            Verb::LeaseDefault { .. } => "lease-default",
+            Verb::Reclaim { .. } => "reclaim",
+            Verb::Heartbeat { .. } => "heartbeat",
             Verb::Log { .. } => "log",
             Verb::Add { .. } => "add",
             Verb::Move { .. } => "move",
@@ -636,6 +702,8 @@ impl Verb {
             | Verb::Note { .. }
             | Verb::Set { .. }
             | Verb::Take { .. }
+            | Verb::LeaseDefault { .. }
+            | Verb::Reclaim { .. }
             | Verb::Genesis { .. }
             | Verb::AcceptHistory { .. }
             | Verb::Archive { .. } => true,

@@ -19,7 +19,7 @@ pub use self::grammar::{Change, Cli, ReviewVerb, Verb};
 /// Runs a parsed command, giving its answer to `reply`.
 pub fn run(cli: Cli, reply: &mut dyn Reply) -> Replied {
     match cli.verb {
-        Verb::List { stale: Some(days) } => read::stale::list_stale(days, reply),
+        Verb::List { stale: Some(span) } => read::stale::list_stale(&span, reply),
         Verb::List { stale: None } => read::rows::list(reply),
         Verb::Show { id } => read::rows::show(id, reply),
         Verb::Next {
@@ -27,7 +27,19 @@ pub fn run(cli: Cli, reply: &mut dyn Reply) -> Replied {
             explain: true,
         } => read::explain::next_explained(seat, reply),
         Verb::Next { seat, .. } => read::rows::next(seat, reply),
-        Verb::Take { change } => change::take(&change.op, change.by.as_deref(), reply),
+        Verb::Take {
+            lease,
+            no_reclaim,
+            change,
+        } => {
+            let take = mosaic_queue_core::TakeCmd {
+                lease,
+                no_reclaim,
+                ..Default::default()
+            };
+            change::take(&take, &change.op, change.by.as_deref(), reply)
+        }
+        Verb::Heartbeat { by } => change::heartbeat::heartbeat(by.as_deref(), reply),
         Verb::Prime { seat } => read::prime::prime(seat, reply),
         Verb::Wait {
             id,

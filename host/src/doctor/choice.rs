@@ -104,3 +104,31 @@ pub fn unresolved_request(id: u64, attempt: &str, issue: &str, owner: Option<&st
     };
     [resolve, abandon]
 }
+
+/// An expired or doubtful claim on row `id` held by `holder`: another seat's `take` reclaims
+/// it once it has expired (it is then next in that seat's order), or the lead, jason or sage
+/// ends it at once.
+pub fn end_claim(id: u64, holder: &str) -> [Choice; 2] {
+    let take = Choice {
+        when: format!("the claim has expired and another seat is to carry on with row {id}"),
+        command: "mosaic-queue take --op OP --by ACTOR".to_owned(),
+        placeholders: vec![op(), actor()],
+        by: vec![format!("any seat but {holder}")],
+    };
+    let mut by = vec![mosaic_queue_core::LEAD.to_owned()];
+    by.extend(privileged());
+    let reclaim = Choice {
+        when: format!("{holder} has stopped and row {id} goes back to the queue now"),
+        command: format!("mosaic-queue reclaim {id} --reason TEXT --op OP --by ACTOR"),
+        placeholders: vec![
+            placeholder(
+                "TEXT",
+                format!("why {holder}'s claim ends; the entry keeps it"),
+            ),
+            op(),
+            actor(),
+        ],
+        by,
+    };
+    [take, reclaim]
+}

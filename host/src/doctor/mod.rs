@@ -4,6 +4,7 @@
 
 mod archives;
 mod choice;
+mod claims;
 mod files;
 mod guard;
 mod locks;
@@ -53,6 +54,8 @@ pub enum Kind {
     TableStale,
     TableHandEdited,
     ReviewUnresolved,
+    ClaimExpired,
+    ClaimUnknown,
     ArchiveMissing,
     ArchiveChanged,
     ArchiveUnnamed,
@@ -66,7 +69,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order findings are printed.
-    pub const ALL: [Kind; 38] = [
+    pub const ALL: [Kind; 40] = [
         Kind::GitEnv,
         Kind::Worktree,
         Kind::NotCanonical,
@@ -96,6 +99,8 @@ impl Kind {
         Kind::TableStale,
         Kind::TableHandEdited,
         Kind::ReviewUnresolved,
+        Kind::ClaimExpired,
+        Kind::ClaimUnknown,
         Kind::ArchiveMissing,
         Kind::ArchiveChanged,
         Kind::ArchiveUnnamed,
@@ -138,6 +143,8 @@ impl Kind {
             Kind::TableStale => "table-stale",
             Kind::TableHandEdited => "table-hand-edited",
             Kind::ReviewUnresolved => "review-unresolved",
+            Kind::ClaimExpired => "claim-expired",
+            Kind::ClaimUnknown => "claim-unknown",
             Kind::ArchiveMissing => "archive-missing",
             Kind::ArchiveChanged => "archive-changed",
             Kind::ArchiveUnnamed => "archive-unnamed",

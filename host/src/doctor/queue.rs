@@ -109,6 +109,7 @@ pub(super) fn inspect(
     }
     table_status(io, paths, &queue, seen, out);
     reviews(&queue, out);
+    super::claims::inspect(world, paths, queue.state(), out);
     super::guard::inspect(repo, paths, out);
     Some(rev)
 }

@@ -21,7 +21,9 @@ enum Who {
 impl Who {
     fn of(verb: &Verb) -> Who {
         match verb.name() {
-            "add" | "assign" | "commit" | "archive" => Who::LeadOrPrivileged,
+            "add" | "assign" | "commit" | "archive" | "lease-default" | "reclaim" => {
+                Who::LeadOrPrivileged
+            }
             "genesis" | "accept-history" | "review abandon" | "install-hook" => Who::Privileged,
             _ => Who::Anyone,
         }
@@ -78,7 +80,9 @@ fn actor(verb: &Verb) -> Option<(&str, &'static str)> {
     let by = match verb {
         Verb::Add { change, .. }
         | Verb::Move { change, .. }
-        | Verb::Take { change }
+        | Verb::Take { change, .. }
+        | Verb::LeaseDefault { change, .. }
+        | Verb::Reclaim { change, .. }
         | Verb::Release { change, .. }
         | Verb::Assign { change, .. }
         | Verb::Note { change, .. }
@@ -93,7 +97,7 @@ fn actor(verb: &Verb) -> Option<(&str, &'static str)> {
             | ReviewVerb::Record { change, .. } => &change.by,
             ReviewVerb::VerifyCommit { .. } => return None,
         },
-        Verb::Commit { by, .. } | Verb::InstallHook { by } => by,
+        Verb::Commit { by, .. } | Verb::InstallHook { by } | Verb::Heartbeat { by } => by,
         Verb::Mcp { seat } => return seat.as_deref().map(|seat| (seat, "--seat")),
         _ => return None,
     };

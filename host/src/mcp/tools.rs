@@ -41,6 +41,7 @@ fn read_only(tool: Tool) -> Tool {
 
 const STR: fn() -> Value = || json!({"type": "string"});
 const INT: fn() -> Value = || json!({"type": "integer", "minimum": 0});
+const LEASE: fn() -> Value = || json!({"type": "string", "description": "90s, 45m, 2h"});
 
 /// The tools for `seat`, in the order `tools/list` gives them.
 pub fn tools(seat: &str) -> Vec<Tool> {
@@ -68,8 +69,11 @@ pub fn tools(seat: &str) -> Vec<Tool> {
         )),
         tool(
             "take",
-            "Claim and start the row next names, as one entry.",
-            schema(json!({"op": STR()}), &["op"]),
+            "Claim and start the row next names, as one entry (an expired claim too, unless noReclaim).",
+            schema(
+                json!({"op": STR(), "lease": LEASE(), "noReclaim": {"type": "boolean"}}),
+                &["op"],
+            ),
         ),
         change(seat),
         read_only(tool(
@@ -133,10 +137,12 @@ fn change(seat: &str) -> Tool {
         "text": {"type": "string", "description": "note: the note, '' clears"},
         "field": {"enum": ["piece", "gate", "issues", "closes", "reviewers", "brief", "after"]},
         "value": {"type": "string", "description": "set: lists comma-separated"},
+        "lease": {"type": "string", "description": "to in-progress: 90s, 45m, 2h"},
     });
     let mut description = "move, release, note or set a row; fields as the CLI's flags.";
     if may_add(seat) {
-        properties["verb"] = json!({"enum": ["move", "release", "note", "set", "add", "assign"]});
+        properties["verb"] = json!({"enum": ["move", "release", "note", "set", "add", "assign", "reclaim", "lease-default"]});
+        properties["lease"] = json!({"type": "string", "description": "to in-progress, lease-default: 90s, 45m, 2h, off"});
         properties["status"] =
             json!({"type": "string", "description": "move: the new status; add: queued or parked"});
         properties["text"] =
@@ -148,8 +154,7 @@ fn change(seat: &str) -> Tool {
         properties["gate"] = STR();
         properties["brief"] = STR();
         properties["note"] = STR();
-        description =
-            "move, release, note or set a row, add or assign one; fields as the CLI's flags.";
+        description = "move, release, note or set a row, add or assign one, reclaim one, set lease-default; fields as the CLI's flags.";
     }
     tool("change", description, schema(properties, &["verb", "op"]))
 }

@@ -4,9 +4,11 @@
 use mosaic_queue_core::{Row, pick};
 use serde::Serialize;
 
+use super::claims::Seen;
 use super::describe::describe;
 use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
+use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
 use crate::store::Paths;
 use crate::store::session;
@@ -39,7 +41,8 @@ pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Re
     let json = reply.documents();
     let seen = load_for_read_in(paths, reply)?;
     let st = &seen.state;
-    let explained = pick::explain(&st.rows, seat);
+    let signs = Seen::read(&RealIo, paths, st);
+    let explained = pick::explain_with(&st.rows, seat, &signs.signs, &signs.now);
     let row = explained.pick.and_then(|id| st.row(id).ok());
     if json {
         return reply.serialized(&ExplainJson {

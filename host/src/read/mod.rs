@@ -4,6 +4,7 @@
 //! confirmed durable.
 
 pub mod archived;
+pub mod claims;
 pub mod describe;
 pub mod explain;
 pub mod load;

@@ -5,9 +5,11 @@ use mosaic_queue_core::{Row, VerbError, layout, markdown::render_body, pick, to_
 use serde::Serialize;
 
 use super::archived::Found;
+use super::claims::{self, ClaimJson, Seen};
 use super::describe::describe;
-use super::load::{load_for_read, load_for_read_in};
+use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
+use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
 use crate::store::session;
 use crate::store::world::World;
@@ -16,6 +18,9 @@ use crate::store::world::World;
 struct ListJson<'a> {
     revision: u64,
     durable: bool,
+    /// The leased claims, judged now; left out when there is none.
+    #[serde(skip_serializing_if = "<[ClaimJson]>::is_empty")]
+    claims: &'a [ClaimJson],
     rows: &'a [Row],
 }
 
@@ -28,6 +33,9 @@ pub struct RowJson<'a> {
     /// `show` of a row a cut archived: the archive it was read from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<&'a str>,
+    /// `show` of a row that holds a leased claim: the claim, judged now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<ClaimJson>,
 }
 
 /// `list`: every row as the table shows it, or the `{revision, durable, rows}` document.
@@ -35,10 +43,16 @@ pub fn list(reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let paths = session::locate()?;
     // The rows' text as the read view holds it is the text of the document's last member.
-    if json && let Some(listing) = session::read_listing(World::real(), &paths)? {
+    // The view's state holds no rows; one whose rows carry no lease holds no leased claim
+    // (a quote inside a row's text is escaped, so the key cannot be spelled there).
+    if json
+        && let Some(listing) = session::read_listing(World::real(), &paths)?
+        && !contains(listing.rows_text(), b"\"lease\": ")
+    {
         let head = to_canonical(&ListJson {
             revision: listing.state.revision,
             durable: true,
+            claims: &[],
             rows: &[],
         });
         if let Some(doc) = layout::complete_last(head, listing.rows_text()) {
@@ -47,17 +61,25 @@ pub fn list(reply: &mut dyn Reply) -> Replied {
     }
     let seen = load_for_read_in(&paths, reply)?;
     let st = &seen.state;
+    let claims = Seen::read(&RealIo, &paths, st).all(st);
     if json {
         reply.serialized(&ListJson {
             revision: st.revision,
             durable: seen.durable,
+            claims: &claims,
             rows: &st.rows,
         })?;
     } else {
         reply.line(&format!("rev {}", st.revision))?;
         reply.text(&render_body(st))?;
+        reply.text(&claims::section(&claims))?;
     }
     Ok(())
+}
+
+/// Whether `needle` occurs in `bytes`.
+fn contains(bytes: &[u8], needle: &[u8]) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle)
 }
 
 /// `show ID`: one row as `field: value` lines, or the `{revision, durable, row}` document.
@@ -74,17 +96,32 @@ pub fn show(id: u64, reply: &mut dyn Reply) -> Replied {
         }
         Err(e) => return Err(e.into()),
     };
+    let claim = Seen::read(&RealIo, &paths, st).judge(row);
     if json {
         reply.serialized(&RowJson {
             revision: st.revision,
             durable: seen.durable,
             row: Some(row),
             archive: None,
+            claim,
         })?;
     } else {
-        reply.text(&describe(st, row))?;
+        reply.text(&with_claim(describe(st, row), claim.as_ref()))?;
     }
     Ok(())
+}
+
+/// `show`'s lines with the claim's line before the last (`rev: N`), when the row holds one.
+pub fn with_claim(mut text: String, claim: Option<&ClaimJson>) -> String {
+    let Some(claim) = claim else {
+        return text;
+    };
+    let last = text
+        .trim_end_matches('\n')
+        .rfind('\n')
+        .map_or(0, |at| at + 1);
+    text.insert_str(last, &claim.show_line());
+    text
 }
 
 /// `show ID` of a row the state as read lacks: the row as the archive that holds it has it,
@@ -110,6 +147,7 @@ fn show_archived(
             durable,
             row: Some(row),
             archive: Some(&archived.file),
+            claim: None,
         });
     }
     reply.text(&describe_archived(&archived, row))
@@ -130,15 +168,18 @@ pub fn describe_archived(archived: &super::archived::Archived, row: &Row) -> Str
 pub fn next(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let seat = seat_or_agent(seat, "next")?;
-    let seen = load_for_read(reply)?;
+    let paths = session::locate()?;
+    let seen = load_for_read_in(&paths, reply)?;
     let st = &seen.state;
-    let row = pick::next(&st.rows, &seat);
+    let signs = Seen::read(&RealIo, &paths, st);
+    let row = pick::next_with(&st.rows, &seat, &signs.signs, &signs.now);
     if json {
         reply.serialized(&RowJson {
             revision: st.revision,
             durable: seen.durable,
             row,
             archive: None,
+            claim: None,
         })?;
     } else {
         match row {

@@ -151,6 +151,7 @@ fn archived(
             durable: true,
             row: Some(row),
             archive: Some(&archived.file),
+            claim: None,
         })?;
     } else {
         reply.text(&super::rows::describe_archived(&archived, row))?;
@@ -174,6 +175,7 @@ fn report(until: &Until, state: &State, reply: &mut dyn Reply) -> Replied {
                     durable: true,
                     row: Some(row),
                     archive: None,
+                    claim: None,
                 })
             } else {
                 reply.text(&describe(state, row))

@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod archived;
 pub mod cut;
+pub mod heartbeat;
 pub mod lock;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod memory;

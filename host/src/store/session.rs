@@ -429,6 +429,8 @@ impl<'w> Session<'w> {
         // the new queue beside the bytes and witness it was loaded from, which is what the
         // write needs. The table check then sees one entry more, whose render no table on
         // disk can hold yet, so it decides as it would on the loaded queue.
+        let command =
+            &super::heartbeat::with_signs(self.io, &self.paths, loaded.queue.state(), command);
         let decided = super::archived::execute(
             self.io,
             &self.paths,
@@ -452,6 +454,9 @@ impl<'w> Session<'w> {
             // `take` found nothing: nothing is written, not even a confirmation of the tail;
             // what to say is the caller's.
             Outcome::NothingToTake { .. } => {}
+        }
+        if !matches!(outcome, Outcome::NothingToTake { .. }) {
+            super::heartbeat::renew(self.io, &self.paths, loaded.queue.state(), by, &self.at);
         }
         self.release_after_answer();
         Ok((decided.outcome, loaded.queue))
