@@ -5,7 +5,10 @@
 
 pub use mosaic_queue_core::Error as CoreError;
 
+use mosaic_queue_core::VerbError;
+
 use crate::exit::Exit;
+use crate::gate;
 
 /// How the host ends a command on a core error, as every host error type does (`exit()`).
 pub trait Ending {
@@ -24,10 +27,21 @@ impl Ending for CoreError {
 
     fn line(&self) -> String {
         match self {
+            CoreError::Verb(VerbError::MissingCandidate { id }) if gate::confine::confined() => {
+                through_gate(*id)
+            }
             CoreError::Verb(_) | CoreError::Review(_) => format!("refused: {self}"),
             _ => self.to_string(),
         }
     }
+}
+
+/// The missing candidate as a remote seat must give it: the queue host cannot read a file on
+/// the seat's machine, so the core's `--candidate FILE|REV` would send it to a refusal.
+fn through_gate(id: u64) -> String {
+    format!(
+        "refused: moving row {id} to in-review needs the manifest's text (--manifest-stdin) or a commit the queue host has (--candidate REV)"
+    )
 }
 
 #[cfg(test)]

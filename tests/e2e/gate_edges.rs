@@ -243,3 +243,62 @@ fn the_mcp_server_the_gate_starts_gives_a_remote_seats_rules() {
     );
     assert!(local.close().success());
 }
+
+/// A move into review without a candidate, through the gate, names what a remote seat can give
+/// (the manifest's text or a commit the host has), never a file; on the host it names a file.
+/// The MCP server the gate starts describes `candidate` the same way.
+#[test]
+fn a_missing_candidate_through_the_gate_names_what_a_remote_seat_can_give() {
+    let repo = Repo::new("gate-candidate");
+    let take = gate(&repo, "darkwing", "take --op darkwing-take-1");
+    assert_eq!(
+        take.ok(),
+        "ok darkwing-take-1 rev 2 take 1 queued -> in-progress\n"
+    );
+    let remote = gate(&repo, "darkwing", "move 1 in-review --op darkwing-review-1");
+    assert_eq!(remote.code, 2, "{remote:?}");
+    assert_eq!(
+        remote.stderr,
+        "mosaic-queue: refused: moving row 1 to in-review needs the manifest's text (--manifest-stdin) or a commit the queue host has (--candidate REV)\n"
+    );
+    assert_eq!(remote.stdout, "");
+    let local = repo.run(
+        &[
+            "move",
+            "1",
+            "in-review",
+            "--op",
+            "darkwing-review-1",
+            "--by",
+            "darkwing",
+        ],
+        &[],
+    );
+    assert_eq!(local.code, 2, "{local:?}");
+    assert_eq!(
+        local.stderr,
+        "mosaic-queue: refused: moving row 1 to in-review needs --candidate FILE|REV\n"
+    );
+    let candidate = |mcp: &mut Mcp| {
+        let tools = mcp.tools();
+        tools["tools"][3]["inputSchema"]["properties"]["candidate"]["description"].clone()
+    };
+    let root = repo.root.to_str().unwrap();
+    let mut mcp = Mcp::spawn_command(command(
+        &repo.base,
+        &["gate", "--seat", "darkwing", "--root", root],
+        &[],
+    ));
+    mcp.handshake();
+    assert_eq!(
+        candidate(&mut mcp),
+        json!("to in-review: a commit the queue host has (or give manifest)")
+    );
+    assert!(mcp.close().success());
+    let (mut local, _) = Mcp::start(&repo.root, "darkwing", &[]);
+    assert_eq!(
+        candidate(&mut local),
+        json!("to in-review: commit or manifest file")
+    );
+    assert!(local.close().success());
+}

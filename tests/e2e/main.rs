@@ -17,6 +17,7 @@ mod cli_doctor;
 mod cli_git;
 mod cli_hostile;
 mod cli_kill;
+mod cli_leases;
 mod cli_limits;
 mod cli_locks;
 mod cli_messages;

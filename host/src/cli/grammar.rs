@@ -56,15 +56,16 @@ pub struct Change {
 #[derive(Subcommand, Debug)]
 pub enum Verb {
     /// Every row as the table shows it (unlocked read); with --stale DAYS, the rows in
-    /// progress or in review that no log entry has touched for DAYS days.
+    /// progress or in review that no log entry has touched for DAYS days (or hours: 2h, or
+    /// minutes: 90m).
     #[command(
-        after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json\n  mosaic-queue list --stale 3"
+        after_help = "Examples:\n  mosaic-queue list\n  mosaic-queue list --json\n  mosaic-queue list --stale 3\n  mosaic-queue list --stale 90m"
     )]
     List {
-        /// Only rows in progress or in review with no log entry for DAYS days, oldest first,
-        /// with their owners
-        #[arg(long, value_name = "DAYS", allow_hyphen_values = true, value_parser = number::days)]
-        stale: Option<u32>,
+        /// Only rows in progress or in review with no log entry for DAYS days (or 2h, 90m),
+        /// oldest first, with their owners
+        #[arg(long, value_name = "DAYS", allow_hyphen_values = true, value_parser = number::span)]
+        stale: Option<number::Span>,
     },
     /// One row with its status, owner, review round and move reason (unlocked read).
     #[command(after_help = "Examples:\n  mosaic-queue show 3\n  mosaic-queue show 3 --json")]

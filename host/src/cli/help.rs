@@ -25,9 +25,19 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     (
         "Changes (one log entry each, with --op ID and --by NAME)",
         &[
-            "add", "move", "take", "release", "assign", "note", "set", "genesis",
+            "add",
+            "move",
+            "take",
+            "release",
+            "assign",
+            "note",
+            "set",
+            "reclaim",
+            "lease-default",
+            "genesis",
         ],
     ),
+    ("Signs of life (no log entry, no lock)", &["heartbeat"]),
     ("Review", &["review"]),
     ("Git", &["commit", "guard", "install-hook", "snapshot"]),
     (

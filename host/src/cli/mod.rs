@@ -19,7 +19,7 @@ pub use self::grammar::{Change, Cli, ReviewVerb, Verb};
 /// Runs a parsed command, giving its answer to `reply`.
 pub fn run(cli: Cli, reply: &mut dyn Reply) -> Replied {
     match cli.verb {
-        Verb::List { stale: Some(days) } => read::stale::list_stale(days, reply),
+        Verb::List { stale: Some(span) } => read::stale::list_stale(&span, reply),
         Verb::List { stale: None } => read::rows::list(reply),
         Verb::Show { id } => read::rows::show(id, reply),
         Verb::Next {

@@ -87,10 +87,14 @@ pub fn call(seat: &str, name: &str, args: Map<String, Value>) -> Option<Result<C
         "read" => only(name, &args, READ_FIELDS)
             .and_then(|()| parse(name, args))
             .and_then(|r| read(seat, r)),
-        "take" => parse::<OpOnly>(name, args).map(|a| {
-            Argv::new(&["take"])
-                .change(&a.op, seat)
-                .call(Shape::whole())
+        "take" => parse::<Take>(name, args).map(|a| {
+            let argv = Argv::new(&["take"]).opt("lease", a.lease.as_ref());
+            let argv = if a.no_reclaim {
+                argv.flag("no-reclaim")
+            } else {
+                argv
+            };
+            argv.change(&a.op, seat).call(Shape::whole())
         }),
         "change" => only(name, &args, CHANGE_FIELDS)
             .and_then(|()| parse(name, args))
@@ -131,6 +135,7 @@ const CHANGE_FIELDS: Fields = &[
             "manifest",
             "issue",
             "evidence",
+            "lease",
         ],
     ),
     ("release", &["id"]),
@@ -151,6 +156,8 @@ const CHANGE_FIELDS: Fields = &[
         ],
     ),
     ("assign", &["id", "owner"]),
+    ("reclaim", &["id", "reason"]),
+    ("lease-default", &["lease"]),
 ];
 
 const REVIEW_FIELDS: Fields = &[
@@ -186,6 +193,16 @@ struct Empty {}
 #[serde(deny_unknown_fields)]
 struct OpOnly {
     op: String,
+}
+
+/// `take`'s arguments: the op, and the CLI's `--lease` and `--no-reclaim`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Take {
+    op: String,
+    lease: Option<String>,
+    #[serde(default)]
+    no_reclaim: bool,
 }
 
 #[derive(Deserialize)]
@@ -283,6 +300,7 @@ struct Change {
     gate: Option<String>,
     brief: Option<String>,
     note: Option<String>,
+    lease: Option<String>,
 }
 
 fn change(seat: &str, c: Change) -> Result<Call, Failure> {
@@ -296,6 +314,7 @@ fn change(seat: &str, c: Change) -> Result<Call, Failure> {
             .opt("manifest-text", c.manifest.as_ref())
             .opt("issue", c.issue)
             .opt("evidence", c.evidence.as_ref())
+            .opt("lease", c.lease.as_ref())
             .arg(Some(id()?))
             .arg(Some(
                 c.status
@@ -343,10 +362,27 @@ fn change(seat: &str, c: Change) -> Result<Call, Failure> {
                 .clone()
                 .ok_or_else(|| missing("change", "assign needs owner"))?,
         )),
+        "reclaim" => Argv::new(&["reclaim"])
+            .opt(
+                "reason",
+                Some(
+                    c.reason
+                        .clone()
+                        .ok_or_else(|| missing("change", "reclaim needs reason"))?,
+                ),
+            )
+            .arg(Some(id()?)),
+        "lease-default" => Argv::new(&["lease-default"]).arg(Some(
+            c.lease
+                .clone()
+                .ok_or_else(|| missing("change", "lease-default needs lease (or off)"))?,
+        )),
         other => {
             return Err(missing(
                 "change",
-                &format!("verb {other:?} is none of move, release, note, set, add, assign"),
+                &format!(
+                    "verb {other:?} is none of move, release, note, set, add, assign, reclaim, lease-default"
+                ),
             ));
         }
     };

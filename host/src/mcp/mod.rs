@@ -11,6 +11,7 @@ mod message;
 mod numbers;
 mod output;
 mod refused;
+pub mod renew;
 pub mod run;
 mod running;
 mod server;
@@ -71,9 +72,11 @@ where
     let closing = CancellationToken::new();
     let running = Arc::new(Running::default());
     let served = runtime.block_on(async {
+        // The seat's claims are renewed while the server runs, and no longer.
+        let renewing = tokio::spawn(renew::run(seat.to_owned(), closing.clone()));
         let transport = transport::Lines::new(input, output, closing.clone());
         let handler = server::Server::new(seat, closing.clone(), running.clone());
-        loop {
+        let served = loop {
             match rmcp::serve_server(handler.clone(), transport.clone()).await {
                 Ok(running) => {
                     break running.waiting().await.map(drop).map_err(|e| e.to_string());
@@ -89,7 +92,9 @@ where
                 ) => continue,
                 Err(e) => break Err(e.to_string()),
             }
-        }
+        };
+        renewing.abort();
+        served
     });
     // Waits end at once; a verb still writing finishes. The pool's thread blocked reading
     // stdin (when the server ends with its input open) is left to the process's exit.

@@ -9,6 +9,8 @@ use mosaic_queue_core::{LEAD, is_privileged};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use crate::read::prime::Reach;
+
 /// The longest `wait` a call may ask for, in seconds; also what a `wait` without a timeout
 /// gets. A client that wants longer calls again.
 pub const MAX_WAIT_SECS: u32 = 600;
@@ -39,6 +41,7 @@ fn read_only(tool: Tool) -> Tool {
 
 const STR: fn() -> Value = || json!({"type": "string"});
 const INT: fn() -> Value = || json!({"type": "integer", "minimum": 0});
+const LEASE: fn() -> Value = || json!({"type": "string", "description": "90s, 45m, 2h"});
 
 /// The tools for `seat`, in the order `tools/list` gives them.
 pub fn tools(seat: &str) -> Vec<Tool> {
@@ -66,8 +69,11 @@ pub fn tools(seat: &str) -> Vec<Tool> {
         )),
         tool(
             "take",
-            "Claim and start the row next names, as one entry.",
-            schema(json!({"op": STR()}), &["op"]),
+            "Claim and start the row next names, as one entry (an expired claim too, unless noReclaim).",
+            schema(
+                json!({"op": STR(), "lease": LEASE(), "noReclaim": {"type": "boolean"}}),
+                &["op"],
+            ),
         ),
         change(seat),
         read_only(tool(
@@ -107,6 +113,15 @@ pub fn tools(seat: &str) -> Vec<Tool> {
     ]
 }
 
+/// What `candidate` may name: on the queue host a commit or a manifest file; through the gate a
+/// commit the host has (the host cannot read a file on the seat's machine).
+fn candidate() -> &'static str {
+    match Reach::here() {
+        Reach::Host => "to in-review: commit or manifest file",
+        Reach::Gate => "to in-review: a commit the queue host has (or give manifest)",
+    }
+}
+
 /// `change`: the seat's own moves and edits, and adding and assigning rows where it may.
 fn change(seat: &str) -> Tool {
     let mut properties = json!({
@@ -115,17 +130,19 @@ fn change(seat: &str) -> Tool {
         "id": INT(),
         "status": {"type": "string", "description": "move: the new status"},
         "reason": STR(),
-        "candidate": {"type": "string", "description": "to in-review: commit or manifest file"},
+        "candidate": {"type": "string", "description": candidate()},
         "manifest": {"type": "string", "description": "to in-review: the manifest's text"},
         "issue": INT(),
         "evidence": {"type": "string", "description": "comment=ID,round=N,candidate=DIGEST"},
         "text": {"type": "string", "description": "note: the note, '' clears"},
         "field": {"enum": ["piece", "gate", "issues", "closes", "reviewers", "brief", "after"]},
         "value": {"type": "string", "description": "set: lists comma-separated"},
+        "lease": {"type": "string", "description": "to in-progress: 90s, 45m, 2h"},
     });
     let mut description = "move, release, note or set a row; fields as the CLI's flags.";
     if may_add(seat) {
-        properties["verb"] = json!({"enum": ["move", "release", "note", "set", "add", "assign"]});
+        properties["verb"] = json!({"enum": ["move", "release", "note", "set", "add", "assign", "reclaim", "lease-default"]});
+        properties["lease"] = json!({"type": "string", "description": "to in-progress, lease-default: 90s, 45m, 2h, off"});
         properties["status"] =
             json!({"type": "string", "description": "move: the new status; add: queued or parked"});
         properties["text"] =
@@ -137,8 +154,7 @@ fn change(seat: &str) -> Tool {
         properties["gate"] = STR();
         properties["brief"] = STR();
         properties["note"] = STR();
-        description =
-            "move, release, note or set a row, add or assign one; fields as the CLI's flags.";
+        description = "move, release, note or set a row, add or assign one, reclaim one, set lease-default; fields as the CLI's flags.";
     }
     tool("change", description, schema(properties, &["verb", "op"]))
 }

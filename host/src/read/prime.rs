@@ -11,9 +11,12 @@ use mosaic_queue_core::{
 };
 use serde::Serialize;
 
-use super::load::load_for_read;
+use super::claims::{ClaimJson, Seen};
+use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
+use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
+use crate::store::session;
 
 /// The most bytes `prime` prints, as text or as `--json` (docs/coordination.md): about 1,500
 /// tokens, whatever the queue holds.
@@ -250,6 +253,9 @@ struct PrimeJson<'a> {
     seat: &'a str,
     role: Role,
     rows: &'a [RowLine],
+    /// The seat's leased claims, judged now; left out when it holds none.
+    #[serde(skip_serializing_if = "<[ClaimJson]>::is_empty")]
+    claims: &'a [ClaimJson],
     next: Option<&'a NextLine<'a>>,
     passed: &'a [Passed],
     rules: &'a [&'static str],
@@ -267,6 +273,8 @@ struct Prime<'a> {
     mine: Vec<RowLine>,
     /// All of the seat's open rows, listed or not.
     mine_total: usize,
+    /// The seat's leased claims, at most `MAX_ROWS` of them.
+    claims: Vec<ClaimJson>,
     next: Option<NextLine<'a>>,
     passed: Vec<Passed>,
     passed_total: usize,
@@ -280,9 +288,11 @@ pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let seat = seat_or_agent(seat, "prime")?;
     mosaic_queue_core::check_seat(&seat)?;
-    let seen = load_for_read(reply)?;
+    let paths = session::locate()?;
+    let seen = load_for_read_in(&paths, reply)?;
     let at = (seen.state.revision, seen.durable, Reach::here());
-    let mut p = gather(&seen.state.rows, at, &seat);
+    let signs = Seen::read(&RealIo, &paths, &seen.state);
+    let mut p = gather(&seen.state.rows, at, &seat, &signs);
     // Leave out the last passed-over row, then the last own row, until both forms fit.
     while text(&p).len() > MAX_BYTES || document(&p).len() > MAX_BYTES {
         let left_out = match p.passed.pop() {
@@ -306,7 +316,7 @@ pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
 
 /// The seat's rows, the pick and the rows passed over, each list at most `MAX_ROWS` long and
 /// each piece and list shortened; `at`: the revision, whether it is durable, and the reach.
-fn gather<'a>(rows: &'a [Row], at: (u64, bool, Reach), seat: &'a str) -> Prime<'a> {
+fn gather<'a>(rows: &'a [Row], at: (u64, bool, Reach), seat: &'a str, signs: &Seen) -> Prime<'a> {
     let (revision, durable, reach) = at;
     let role = Role::of(seat);
     let mut shortened = Vec::new();
@@ -315,7 +325,7 @@ fn gather<'a>(rows: &'a [Row], at: (u64, bool, Reach), seat: &'a str) -> Prime<'
         .filter(|r| r.owner.as_deref() == Some(seat) && r.status != Status::Done)
         .collect();
     let mine = own_rows(rows, &open, &mut shortened);
-    let explained = pick::explain(rows, seat);
+    let explained = pick::explain_with(rows, seat, &signs.signs, &signs.now);
     let next = explained
         .pick
         .and_then(|id| rows.iter().find(|r| r.id == id));
@@ -346,6 +356,11 @@ fn gather<'a>(rows: &'a [Row], at: (u64, bool, Reach), seat: &'a str) -> Prime<'
         reach,
         mine,
         mine_total: open.len(),
+        claims: open
+            .iter()
+            .filter_map(|r| signs.judge(r))
+            .take(MAX_ROWS)
+            .collect(),
         next,
         passed_total: passed.len(),
         passed: passed_rows(&passed, &mut shortened),
@@ -451,6 +466,7 @@ fn document(p: &Prime) -> Vec<u8> {
         seat: p.seat,
         role: p.role,
         rows: &p.mine,
+        claims: &p.claims,
         next: p.next.as_ref(),
         passed: &p.passed,
         rules: &p.rules,
@@ -492,6 +508,14 @@ fn text(p: &Prime) -> String {
             "  ... and {} more (mosaic-queue list)\n",
             p.mine_total - p.mine.len()
         ));
+    }
+    if !p.claims.is_empty() {
+        t.push_str(
+            "\nYour leased claims (each sign of life renews them all: `mosaic-queue heartbeat`):\n",
+        );
+    }
+    for c in &p.claims {
+        t.push_str(&format!("  {}\n", c.line()));
     }
     t.push_str("\nNext: ");
     t.push_str(&next_line(p.next.as_ref(), seat, p.reach));

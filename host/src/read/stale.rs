@@ -9,6 +9,7 @@ use super::load::load_unlocked;
 use crate::clock;
 use crate::reply::{Replied, Reply};
 use crate::store::session;
+use crate::values::number::Span;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -25,25 +26,36 @@ struct StaleJson<'a> {
 struct StaleListJson<'a> {
     revision: u64,
     durable: bool,
-    days: u32,
+    /// The span given in days; a span in hours or minutes is `span` instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    days: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    span: Option<String>,
     cutoff: &'a str,
     rows: Vec<StaleJson<'a>>,
 }
 
 /// `list --stale DAYS`: rows in progress or in review whose last log entry is DAYS days old
 /// or older, oldest first, with their owners. The log is needed, so this is a full read.
-pub fn list_stale(days: u32, reply: &mut dyn Reply) -> Replied {
+pub fn list_stale(span: &Span, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let paths = session::locate()?;
     let loaded = load_unlocked(&paths, reply)?;
     let (queue, durable) = (&loaded.queue, !loaded.ahead_of_witness());
-    let cutoff = clock::format_millis(clock::now_millis() - i64::from(days) * DAY_MS);
+    let cutoff = clock::format_millis(clock::now_millis() - span.millis());
     let found = stale(queue.rows(), &queue.file().log, &cutoff);
     if json {
         return reply.serialized(&StaleListJson {
             revision: queue.revision(),
             durable,
-            days,
+            days: match span {
+                Span::Days(n) => Some(*n),
+                _ => None,
+            },
+            span: match span {
+                Span::Days(_) => None,
+                other => Some(other.text()),
+            },
             cutoff: &cutoff,
             rows: found
                 .iter()
@@ -59,13 +71,14 @@ pub fn list_stale(days: u32, reply: &mut dyn Reply) -> Replied {
         });
     }
     let mut text = format!(
-        "rev {}: {} stale (no entry for {days} days, since {cutoff})\n",
+        "rev {}: {} stale (no entry for {}, since {cutoff})\n",
         queue.revision(),
         match found.len() {
             0 => String::from("no row is"),
             1 => String::from("1 row is"),
             n => format!("{n} rows are"),
-        }
+        },
+        span.text()
     );
     for s in &found {
         text.push_str(&format!(
@@ -80,5 +93,3 @@ pub fn list_stale(days: u32, reply: &mut dyn Reply) -> Replied {
     }
     reply.text(&text)
 }
-
-const DAY_MS: i64 = 86_400_000;

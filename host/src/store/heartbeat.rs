@@ -137,10 +137,15 @@ pub fn write(io: &dyn Io, paths: &Paths, seat: &str, at: &str) -> io::Result<()>
     let bytes = format!("{at}\n");
     if let Err(e) = io.create_unsynced(&temp, bytes.as_bytes()) {
         if e.kind() != io::ErrorKind::AlreadyExists {
+            // A write cut short may have left part of the file: none stays behind.
+            let _ = io.remove(&temp);
             return Err(e);
         }
         io.remove(&temp)?;
-        io.create_unsynced(&temp, bytes.as_bytes())?;
+        io.create_unsynced(&temp, bytes.as_bytes())
+            .inspect_err(|_| {
+                let _ = io.remove(&temp);
+            })?;
     }
     io.rename(&temp, &path(paths, seat)).inspect_err(|_| {
         let _ = io.remove(&temp);

@@ -71,6 +71,50 @@ pub fn days(text: &str) -> Result<u32, NumberError> {
     })
 }
 
+/// How far back `list --stale` looks: whole days (`3`, the first form), or hours or minutes
+/// (`2h`, `90m`), the lengths leases are counted in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Span {
+    Days(u32),
+    Hours(u32),
+    Minutes(u32),
+}
+
+impl Span {
+    /// The span in milliseconds.
+    pub fn millis(&self) -> i64 {
+        match *self {
+            Span::Days(n) => i64::from(n) * 86_400_000,
+            Span::Hours(n) => i64::from(n) * 3_600_000,
+            Span::Minutes(n) => i64::from(n) * 60_000,
+        }
+    }
+
+    /// As the text of `list --stale` says it: `3 days`, `2h`, `90m`.
+    pub fn text(&self) -> String {
+        match self {
+            Span::Days(n) => format!("{n} days"),
+            Span::Hours(n) => format!("{n}h"),
+            Span::Minutes(n) => format!("{n}m"),
+        }
+    }
+}
+
+/// `list --stale`'s span: digits alone are days as before; digits then `h` or `m` are hours
+/// or minutes, each at most what a `u32` holds.
+pub fn span(text: &str) -> Result<Span, NumberError> {
+    let unit = match text.as_bytes().last() {
+        Some(b'h') => Span::Hours,
+        Some(b'm') => Span::Minutes,
+        _ => return days(text).map(Span::Days),
+    };
+    let digits = &text[..text.len() - 1];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(NumberError::NotANumber(shown(text)));
+    }
+    days(digits).map(unit)
+}
+
 /// A number of seconds, fractions allowed, from 0 to `max` (`wait --timeout`, the MCP
 /// `wait`'s `timeout`).
 pub fn seconds(text: &str, max: f64) -> Result<f64, NumberError> {

@@ -4,13 +4,16 @@
 
 use std::collections::BTreeSet;
 
-/// Findings no state of the files calls for, since only a person or git can tell them: a
-/// stale table, an op never acknowledged, genesis not committed, a request to settle.
+/// Findings no state of the files calls for, since only a person, git or the clock can tell
+/// them: a stale table, an op never acknowledged, genesis not committed, a request to settle,
+/// a claim whose lease ran out (or whose heartbeat cannot be read) by the time doctor looks.
 const UNSEEN: &[&str] = &[
     "table-stale",
     "unacknowledged",
     "genesis-not-committed",
     "review-unresolved",
+    "claim-expired",
+    "claim-unknown",
 ];
 
 /// Checks `named` (the kinds doctor gave) against `wanted` (what the files call for, each

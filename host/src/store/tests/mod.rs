@@ -4,6 +4,7 @@
 
 mod check;
 mod gitea;
+mod leases;
 mod power;
 mod rules;
 
@@ -70,6 +71,8 @@ scenario!(assign: assign, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 
 scenario!(note: note, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
 scenario!(set: set, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
 scenario!(take: take, states 23 / 53, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
+scenario!(take_reclaim: take_reclaim, states 33 / 93, person 0 / 0, calls 45, ended 120 / 84 / 66, person 0);
+scenario!(reclaim: reclaim, states 23 / 53, person 0 / 0, calls 41, ended 96 / 84 / 66, person 0);
 scenario!(genesis: genesis, states 24 / 57, person 0 / 0, calls 39, ended 102 / 66 / 66, person 0);
 scenario!(accept_history: accept_history, states 21 / 47, person 0 / 0, calls 40, ended 90 / 84 / 66, person 0);
 scenario!(archive: archive, states 29 / 77, person 0 / 0, calls 51, ended 108 / 132 / 66, person 0);

@@ -190,6 +190,35 @@ pub fn take() -> Scenario {
     )
 }
 
+/// huey holds row 2 with a lease of a minute, taken (and its heartbeat written) an hour before
+/// the scenario runs: the claim has expired.
+fn expired_claim() -> Checkout {
+    let c = Checkout::genesis();
+    let take = json!({"verb": "take", "lease": 60});
+    let an_hour_before = "2026-03-04T04:06:07.089Z";
+    let ran = super::leases::run(&c, an_hour_before, &cmd(take), "huey-take-0001", "huey");
+    assert!(ran.is_ok(), "{ran:?}");
+    c
+}
+
+/// louie's take reclaims huey's expired claim, reading huey's heartbeat, and writes its own.
+pub fn take_reclaim() -> Scenario {
+    let v = json!({"verb": "take", "lease": 60});
+    change(
+        "take reclaim",
+        expired_claim(),
+        v,
+        "louie-take-0001",
+        "louie",
+    )
+}
+
+/// The lead ends huey's claim at once, citing its heartbeat.
+pub fn reclaim() -> Scenario {
+    let v = json!({"verb": "reclaim", "id": 2, "reason": "huey stopped"});
+    change("reclaim", expired_claim(), v, "lead-2-reclaim", "lead")
+}
+
 pub fn genesis() -> Scenario {
     plain("genesis", Checkout::new(), Run::Genesis)
 }

@@ -1,0 +1,74 @@
+//! The MCP server's renewals: while it runs, it writes its seat's heartbeat every third of
+//! the shortest lease among the seat's claims, so a live session never loses a claim and a
+//! crashed one (whose timer died with it) loses each after its lease. It stops with the server.
+
+use std::time::Duration;
+
+use mosaic_queue_core::signs::Claim;
+use mosaic_queue_core::{MIN_LEASE, State};
+use tokio_util::sync::CancellationToken;
+
+use crate::store::world::World;
+use crate::store::{self, Paths, heartbeat, session};
+
+/// How long to wait for the seat's first leased claim: a third of the shortest lease there
+/// can be, so a claim taken by hand beside the server is renewed in time too.
+const IDLE: Duration = Duration::from_secs(MIN_LEASE as u64 / 3);
+
+/// Renews `seat`'s claims until `closing` fires.
+pub async fn run(seat: String, closing: CancellationToken) {
+    loop {
+        let who = seat.clone();
+        let next = tokio::task::spawn_blocking(move || {
+            let paths = session::locate().ok()?;
+            Some(tick(World::real(), &paths, &who))
+        })
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(IDLE);
+        tokio::select! {
+            () = tokio::time::sleep(next) => {}
+            () = closing.cancelled() => return,
+        }
+    }
+}
+
+/// One renewal: when `seat` holds a leased claim, its heartbeat now; then how long until the
+/// next (a third of its shortest lease, else `IDLE`). A queue that cannot be read, or a
+/// heartbeat that cannot be written, is tried again at the next tick; the verbs say why.
+pub fn tick(world: World<'_>, paths: &Paths, seat: &str) -> Duration {
+    let Some(state) = state(world, paths) else {
+        return IDLE;
+    };
+    let Some(shortest) = shortest_lease(&state, seat) else {
+        return IDLE;
+    };
+    let _ = heartbeat::write(world.io, paths, seat, &world.clock.now());
+    Duration::from_secs(u64::from(shortest / 3).max(1))
+}
+
+/// The queue's state as the read view holds it, else as queue.json does, read without the
+/// lock: a renewal must never hold off a writer, and a read that meets a write in progress
+/// is simply tried at the next tick.
+fn state(world: World<'_>, paths: &Paths) -> Option<State> {
+    if let Ok(Some(witness)) = store::read_witness(world.io, paths)
+        && let Some(state) = store::view::load(world.io, paths, &witness)
+    {
+        return Some(state);
+    }
+    store::load(world.io, paths)
+        .ok()
+        .map(|loaded| loaded.queue.state().clone())
+}
+
+/// The shortest lease among `seat`'s claims in `state`, in seconds.
+pub fn shortest_lease(state: &State, seat: &str) -> Option<u32> {
+    state
+        .rows
+        .iter()
+        .filter_map(Claim::of)
+        .filter(|c| c.holder == seat)
+        .filter_map(|c| c.lease)
+        .min()
+}
