@@ -4,6 +4,7 @@
 //! `every_file_is_a_module` fails until it is.
 
 mod board_browser;
+mod board_claims;
 mod board_http;
 mod cli_admin;
 mod cli_archive;

@@ -2,11 +2,14 @@
 //! log of this epoch, each seat's last sign of life, the archives that hold older history and
 //! where issues link. `source` builds it from the queue; the pages only read it.
 
+use mosaic_queue_core::signs::Judged;
 use mosaic_queue_core::{AttemptState, Round, Row, Status, VerdictKind};
 
 /// One read of the queue, everything the pages draw from.
 pub struct Snapshot {
     pub revision: u64,
+    /// The queue host's time the claims were judged at.
+    pub at: String,
     /// False when queue.json is ahead of its witness: visible, not confirmed durable.
     pub durable: bool,
     /// The rows in queue order (the order `next` reads).
@@ -32,18 +35,13 @@ pub struct Card {
     pub row: Row,
     /// The reason given with its last move, shown with the status.
     pub reason: Option<String>,
-    pub claim: Claim,
+    /// The claim on a row in progress as `judge` found it at the snapshot's time (its lease,
+    /// the log's last sign and the holder's heartbeat); `None` for a row that is no claim.
+    pub claim: Option<Judged>,
     /// The current round's state, for a row in review.
     pub review: Option<ReviewState>,
     /// The newest log entry that named the row.
     pub last: Option<Touch>,
-}
-
-/// What the board knows of an owner's claim on a row. Leases are not recorded in this queue,
-/// so every claim is plain ownership; claim states (live, quiet, expired, unknown) join here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Claim {
-    NoLease,
 }
 
 /// When something happened: the revision it produced and its time.
@@ -161,8 +159,10 @@ impl LogItem {
 /// A seat (or person) the queue knows: an owner, a reviewer or an actor in the log.
 pub struct Seat {
     pub name: String,
-    /// Its last sign of life: its newest entry in the log.
+    /// Its newest entry in the log.
     pub last: Option<Touch>,
+    /// Its heartbeat file's time, read for a seat that holds a leased claim.
+    pub heartbeat: Option<String>,
 }
 
 /// One archive a cut wrote.

@@ -6,15 +6,16 @@
 use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
+use mosaic_queue_core::signs::{Claim, Heartbeat, Signs, judge};
 use mosaic_queue_core::{Entry, Queue, Row, VerbError};
 
-use super::snapshot::{
-    ArchiveRef, Card, Claim, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch,
-};
+use super::snapshot::{ArchiveRef, Card, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch};
+use crate::clock;
 use crate::gitea::{self, GiteaError};
 use crate::io::{FileId, Io, RealIo};
 use crate::read::archived;
 use crate::reply::{Failure, entry_row};
+use crate::store::heartbeat;
 use crate::store::session;
 use crate::store::watch::{self, WitnessWatch};
 use crate::store::world::World;
@@ -30,12 +31,16 @@ pub struct Source {
 /// What a snapshot was read from: the witness, and the identity of queue.json and of
 /// `.git/HEAD`. A write renames a new queue.json into place (a new inode) and then a new
 /// witness; a hand edit changes the file's size or times; a branch switch rewrites HEAD. Any
-/// of them reads the queue again, as the read view's own check does.
+/// of them reads the queue again, as the read view's own check does. Claims change state
+/// with time and heartbeats too: a heartbeat renamed into its folder changes the folder's
+/// times, and the minute is part of the key, so a claim's state is never a minute old.
 #[derive(Clone, PartialEq, Eq)]
 struct Key {
     witness: Option<mosaic_queue_core::Witness>,
     queue: FileId,
     head: Option<FileId>,
+    beats: Option<FileId>,
+    minute: i64,
 }
 
 /// An archived row as its archive holds it, with every entry that touched it.
@@ -74,7 +79,14 @@ impl Source {
         }
         let loaded = session::load_unlocked(World::real(), &self.paths)?;
         let durable = !loaded.ahead_of_witness();
-        let snapshot = Arc::new(build(&loaded.queue, durable, self.issues.clone()));
+        let state = loaded.queue.state();
+        let signs = heartbeat::signs(&RealIo, &self.paths, state);
+        let read = Read {
+            durable,
+            signs,
+            at: clock::now(),
+        };
+        let snapshot = Arc::new(build(&loaded.queue, read, self.issues.clone()));
         if let (Some(key), Ok(mut cache)) = (key, self.cache.lock()) {
             *cache = Some((key, Arc::clone(&snapshot)));
         }
@@ -94,10 +106,13 @@ impl Source {
         let witness = store::read_witness(&RealIo, &self.paths).ok()?;
         let queue = RealIo.file_id(&self.paths.queue_json).ok()?;
         let head = RealIo.file_id(&self.paths.git_dir.join("HEAD")).ok();
+        let beats = RealIo.file_id(&heartbeat::folder(&self.paths)).ok();
         Some(Key {
             witness,
             queue,
             head,
+            beats,
+            minute: clock::now_millis().div_euclid(60_000),
         })
     }
 
@@ -123,7 +138,7 @@ impl Source {
         });
         let reason = found.state().move_reason(id).map(str::to_owned);
         Ok(Some(ArchivedRow {
-            card: card(row, reason, last),
+            card: card(row, reason, last, None),
             file: found.file.clone(),
             log,
         }))
@@ -215,8 +230,16 @@ fn refused(e: GiteaError) -> Failure {
     Failure::refused(e.to_string())
 }
 
+/// What one read of the checkout gave beside the queue: whether its witness vouches for it,
+/// the heartbeats of the seats holding leased claims, and the time it was read.
+struct Read {
+    durable: bool,
+    signs: Signs,
+    at: String,
+}
+
 /// The snapshot of a verified queue.
-fn build(queue: &Queue, durable: bool, issues: Option<IssueLinks>) -> Snapshot {
+fn build(queue: &Queue, read: Read, issues: Option<IssueLinks>) -> Snapshot {
     let state = queue.state();
     let log: Vec<LogItem> = queue.file().log.iter().map(log_item).collect();
     let mut last: std::collections::HashMap<u64, Touch> = std::collections::HashMap::new();
@@ -237,10 +260,12 @@ fn build(queue: &Queue, durable: bool, issues: Option<IssueLinks>) -> Snapshot {
         .iter()
         .map(|row| {
             let reason = state.move_reason(row.id).map(str::to_owned);
-            card(row.clone(), reason, last.remove(&row.id))
+            let claim =
+                Claim::of(row).map(|c| judge(&c, &read.signs.heartbeat(c.holder), &read.at));
+            card(row.clone(), reason, last.remove(&row.id), claim)
         })
         .collect::<Vec<_>>();
-    let seats = seats(&cards, &log);
+    let seats = seats(&cards, &log, &read.signs);
     let archives = queue
         .epoch()
         .map(|e| {
@@ -260,7 +285,8 @@ fn build(queue: &Queue, durable: bool, issues: Option<IssueLinks>) -> Snapshot {
         .sum();
     Snapshot {
         revision: state.revision,
-        durable,
+        at: read.at,
+        durable: read.durable,
         cards,
         log,
         seats,
@@ -270,10 +296,15 @@ fn build(queue: &Queue, durable: bool, issues: Option<IssueLinks>) -> Snapshot {
     }
 }
 
-fn card(row: Row, reason: Option<String>, last: Option<Touch>) -> Card {
+fn card(
+    row: Row,
+    reason: Option<String>,
+    last: Option<Touch>,
+    claim: Option<mosaic_queue_core::signs::Judged>,
+) -> Card {
     Card {
         review: ReviewState::of(&row),
-        claim: Claim::NoLease,
+        claim,
         reason,
         last,
         row,
@@ -299,7 +330,7 @@ fn log_item(e: &Entry) -> LogItem {
 }
 
 /// Every name the queue knows (owners, reviewers, actors), each with its newest entry.
-fn seats(cards: &[Card], log: &[LogItem]) -> Vec<Seat> {
+fn seats(cards: &[Card], log: &[LogItem], signs: &Signs) -> Vec<Seat> {
     let mut names: std::collections::BTreeMap<&str, Option<Touch>> = Default::default();
     for c in cards {
         for name in c.row.owner.iter().chain(&c.row.reviewers) {
@@ -320,6 +351,10 @@ fn seats(cards: &[Card], log: &[LogItem]) -> Vec<Seat> {
         .map(|(name, last)| Seat {
             name: name.to_owned(),
             last,
+            heartbeat: match signs.heartbeat(name) {
+                Heartbeat::At(at) => Some(at),
+                Heartbeat::Unknown => None,
+            },
         })
         .collect()
 }

@@ -3,10 +3,11 @@
 //! would run next, to copy. The board never writes: the command is for the CLI.
 
 use mosaic_queue_core::Status;
+use mosaic_queue_core::signs::{Judged, Liveness};
 
 use super::layout::{status_class, when};
 use crate::board::escape::{self, url_part};
-use crate::board::snapshot::{Card, Claim, IssueLinks, ReviewState, Snapshot, Stage};
+use crate::board::snapshot::{Card, IssueLinks, ReviewState, Snapshot, Stage};
 
 /// At most this many characters of a piece or note on a card (the row page shows them whole).
 const CARD_CHARS: usize = 160;
@@ -50,14 +51,46 @@ pub fn card(snap: &Snapshot, card: &Card) -> String {
     out
 }
 
-/// The owner with what is known of its claim.
+/// The owner with what is known of its claim: a leased claim's state beside the name.
 fn owner(card: &Card) -> String {
-    match (&card.row.owner, card.claim) {
-        (None, _) => String::from("unowned"),
-        (Some(o), Claim::NoLease) => {
-            format!("<a href=\"/seat/{}\">{}</a>", url_part(o), escape::line(o))
-        }
+    let Some(o) = &card.row.owner else {
+        return String::from("unowned");
+    };
+    let name = format!("<a href=\"/seat/{}\">{}</a>", url_part(o), escape::line(o));
+    match leased(card) {
+        Some(j) => format!(
+            "{name} <span class=\"claim claim-{state}\">{state}</span>",
+            state = j.state.as_str()
+        ),
+        None => name,
     }
+}
+
+/// The claim's judgement when the row is a claim with a lease.
+fn leased(card: &Card) -> Option<&Judged> {
+    card.claim
+        .as_ref()
+        .filter(|j| j.state != Liveness::Unleased)
+}
+
+/// A leased claim in one line: its state, when its lease ends and its last sign of life.
+pub fn claim_line(j: &Judged) -> String {
+    let mut line = format!("claim {}", j.state.as_str());
+    match &j.lease_end {
+        Some(end) if j.state == Liveness::Expired => {
+            line.push_str(&format!(": lease ended {}", when(end)))
+        }
+        Some(end) => line.push_str(&format!(": lease ends {}", when(end))),
+        None => line.push_str(": lease end unknown"),
+    }
+    match &j.last_sign {
+        Some(last) => line.push_str(&format!(", last sign of life {}", when(last))),
+        None => line.push_str(", no sign of life that counts"),
+    }
+    if j.state == Liveness::Unknown {
+        line.push_str(" (heartbeat unreadable or ahead: never reclaimed by take)");
+    }
+    line
 }
 
 /// The card's lines of facts, each already markup.
@@ -72,6 +105,9 @@ fn facts(snap: &Snapshot, card: &Card) -> Vec<String> {
     }
     if !row.after.is_empty() {
         out.push(format!("waits on {}", waits_on(snap, &row.after)));
+    }
+    if let Some(j) = leased(card) {
+        out.push(claim_line(j));
     }
     if let Some(gate) = &row.gate {
         out.push(format!("gate {}", escape::line(gate)));
@@ -192,7 +228,17 @@ pub fn next_command(rev: u64, card: &Card) -> Option<Command> {
         None => format!("the owner{who}"),
     };
     let cmd = |line: String, who: String| Some(Command { line, who });
+    let expired = leased(card).is_some_and(|j| j.state == Liveness::Expired);
     match row.status {
+        Status::InProgress if expired => cmd(
+            format!(
+                "mosaic-queue reclaim {id} --reason 'lease expired' {}",
+                op("reclaim")
+            ),
+            String::from(
+                "the lead, jason or sage end the expired claim (--by, or MOSAIC_AGENT_NAME); another seat's take also picks it up",
+            ),
+        ),
         Status::InProgress => cmd(
             format!("mosaic-queue release {id} {}", op("release")),
             String::from("jason or sage hand it back to the queue (--by, or MOSAIC_AGENT_NAME)"),

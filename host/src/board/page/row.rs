@@ -4,8 +4,9 @@
 //! the log entries that touched it, newest first. An archived row is read from its archive.
 
 use mosaic_queue_core::Round;
+use mosaic_queue_core::signs::Liveness;
 
-use super::card::{command_html, issues, next_command, waits_on};
+use super::card::{claim_line, command_html, issues, next_command, waits_on};
 use super::layout::{Nav, page, status_class, when};
 use crate::board::escape::{self, url_part};
 use crate::board::snapshot::{Card, LogItem, Snapshot};
@@ -101,6 +102,13 @@ fn fields(snap: &Snapshot, card: &Card) -> String {
         ("brief", text(&row.brief)),
         ("note", text(&row.note)),
     ];
+    if let Some(j) = card
+        .claim
+        .as_ref()
+        .filter(|j| j.state != Liveness::Unleased)
+    {
+        rows.insert(2, ("claim", claim_line(j)));
+    }
     if let Some(r) = &row.blocked_reason {
         rows.push(("blocked", escape::text(r)));
     }

@@ -3,8 +3,10 @@
 
 use std::collections::HashMap;
 
+use mosaic_queue_core::signs::Liveness;
 use mosaic_queue_core::{Status, is_privileged};
 
+use super::card::claim_line;
 use super::layout::{Nav, page, status_class, when};
 use crate::board::escape::{self, url_part};
 use crate::board::snapshot::{LogItem, Seat, Snapshot};
@@ -79,13 +81,21 @@ fn panel(snap: &Snapshot, seat: &Seat, recent: Option<&Vec<&LogItem>>) -> String
         ),
         None => String::from("<p class=\"state\">no entry in this epoch's log</p>"),
     });
+    if let Some(at) = &seat.heartbeat {
+        out.push_str(&format!("<p class=\"state\">heartbeat at {}</p>", when(at)));
+    }
     let held: Vec<String> = snap
         .cards
         .iter()
         .filter(|c| c.row.status != Status::Done && c.row.owner.as_deref() == Some(name))
         .map(|c| {
+            let claim = c
+                .claim
+                .as_ref()
+                .filter(|j| j.state != Liveness::Unleased)
+                .map_or_else(String::new, |j| format!(" ({})", claim_line(j)));
             format!(
-                "<li><span class=\"badge {}\">{}</span> <a href=\"/row/{}\">#{} {}</a></li>",
+                "<li><span class=\"badge {}\">{}</span> <a href=\"/row/{}\">#{} {}</a>{claim}</li>",
                 status_class(c.row.status),
                 c.row.status.as_str(),
                 c.row.id,

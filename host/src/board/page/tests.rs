@@ -2,6 +2,7 @@
 //! lands in, the commands offered, the graph's layers and its bounds at 10k rows, and hostile
 //! text from every field through every page and payload.
 
+use mosaic_queue_core::signs::{Judged, Liveness};
 use mosaic_queue_core::{Attempt, AttemptState, Review, Round, Row, Status, Verdict, VerdictKind};
 
 use super::board::{Lane, board, lane_of, lane_page};
@@ -11,9 +12,7 @@ use super::layout::not_found;
 use super::row::{ReadFrom, row_page};
 use super::seats::{seat_page, seats_page};
 use super::timeline::{Query, timeline_page};
-use crate::board::snapshot::{
-    Card, Claim, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch,
-};
+use crate::board::snapshot::{Card, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch};
 
 fn row(id: u64, piece: &str, status: Status) -> Row {
     Row {
@@ -39,7 +38,7 @@ fn row(id: u64, piece: &str, status: Status) -> Row {
 fn card_of(row: Row) -> Card {
     Card {
         review: ReviewState::of(&row),
-        claim: Claim::NoLease,
+        claim: None,
         reason: None,
         last: None,
         row,
@@ -49,6 +48,7 @@ fn card_of(row: Row) -> Card {
 fn snap(cards: Vec<Card>) -> Snapshot {
     Snapshot {
         revision: 42,
+        at: "2026-12-01T12:00:00.000Z".into(),
         durable: true,
         cards,
         log: vec![],
@@ -318,6 +318,7 @@ fn hostile_snapshot() -> Snapshot {
             rev: 42,
             at: h.clone(),
         }),
+        heartbeat: Some(h.clone()),
     }];
     s.issues = Some(IssueLinks {
         base: String::from("https://git.example.org/a\"b<c"),
@@ -385,4 +386,67 @@ fn hostile_text_shows_as_text_on_every_page() {
             .contains("<input name=\"seat\" value=\"a &amp; b &quot;q&quot;")
     );
     assert!(pages[7].1.contains(&format!("<pre>{SHOWN}\nz</pre>")));
+}
+
+/// A leased claim as each page shows it: its state beside the owner, when its lease ends and
+/// its last sign of life; an expired claim offers the reclaim instead of a release; an
+/// unknown one says why take leaves it alone.
+#[test]
+fn a_leased_claim_shows_its_state_and_an_expired_one_offers_the_reclaim() {
+    let judged = |state: Liveness, end: &str| Judged {
+        state,
+        lease_end: Some(end.into()),
+        last_sign: Some("2026-12-01T10:00:00.000Z".into()),
+        silent: Some(7_200),
+        left: Some(0),
+    };
+    let one = |claim: Judged| {
+        let mut r = row(4, "Lexer", Status::InProgress);
+        r.owner = Some("huey".into());
+        let mut c = card_of(r);
+        c.claim = Some(claim);
+        snap(vec![c])
+    };
+    let s = one(judged(Liveness::Expired, "2026-12-01T11:00:00.000Z"));
+    assert_eq!(
+        card(&s, &s.cards[0]),
+        "<article class=\"card st-in-progress\" id=\"row-4\" data-row=\"4\">\
+         <div class=\"meta\"><a class=\"id\" href=\"/row/4\">#4</a><span>in-progress</span>\
+         <span class=\"owner\"><a href=\"/seat/huey\">huey</a> <span class=\"claim claim-expired\">expired</span></span></div>\
+         <h3><a href=\"/row/4\">Lexer</a></h3><ul class=\"facts\">\
+         <li>claim expired: lease ended 2026-12-01 11:00:00Z, last sign of life 2026-12-01 10:00:00Z</li></ul>\
+         <div class=\"cmd\"><code>mosaic-queue reclaim 4 --reason &#39;lease expired&#39; --op reclaim-4-r42</code>\
+         <span class=\"who\">the lead, jason or sage end the expired claim (--by, or MOSAIC_AGENT_NAME); another seat&#39;s take also picks it up</span></div>\
+         </article>"
+    );
+    let s = one(judged(Liveness::Live, "2026-12-01T13:00:00.000Z"));
+    let html = card(&s, &s.cards[0]);
+    assert!(
+        html.contains("<span class=\"claim claim-live\">live</span>"),
+        "{html}"
+    );
+    assert!(html.contains("<li>claim live: lease ends 2026-12-01 13:00:00Z, last sign of life 2026-12-01 10:00:00Z</li>"), "{html}");
+    assert!(
+        html.contains("<code>mosaic-queue release 4 --op release-4-r42</code>"),
+        "{html}"
+    );
+    let s = one(judged(Liveness::Unknown, "2026-12-01T11:00:00.000Z"));
+    let html = card(&s, &s.cards[0]);
+    assert!(html.contains("<li>claim unknown: lease ends 2026-12-01 11:00:00Z, last sign of life 2026-12-01 10:00:00Z (heartbeat unreadable or ahead: never reclaimed by take)</li>"), "{html}");
+    let page = row_page(&s, &s.cards[0], &[], ReadFrom::Queue);
+    assert!(page.contains("claim unknown: lease ends"), "{page}");
+    // A claim without a lease shows as the plain owner it always was.
+    let s = one(Judged {
+        state: Liveness::Unleased,
+        lease_end: None,
+        last_sign: None,
+        silent: None,
+        left: None,
+    });
+    let html = card(&s, &s.cards[0]);
+    assert!(
+        html.contains("<span class=\"owner\"><a href=\"/seat/huey\">huey</a></span>"),
+        "{html}"
+    );
+    assert!(!html.contains("claim"), "{html}");
 }
