@@ -18,15 +18,11 @@ pub struct Confinement {
 
 static CONFINED: OnceLock<Confinement> = OnceLock::new();
 
-/// Confines the rest of this process's life to `confinement`; a second call changes nothing.
+/// Confines the rest of this process's life to `confinement`, and from now on it answers a
+/// remote seat (`remote::is`); a second call changes nothing.
 pub fn confine(confinement: Confinement) {
     crate::remote::set();
     let _ = CONFINED.set(confinement);
-}
-
-/// Whether this process is a gate's: what it says to its seat is for a remote seat.
-pub fn confined() -> bool {
-    CONFINED.get().is_some()
 }
 
 /// Judges `cli` as the gate does, when this process is a gate's; `Ok` otherwise.

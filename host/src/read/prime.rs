@@ -48,9 +48,9 @@ pub enum Reach {
 }
 
 impl Reach {
-    /// This process's reach: the gate's once the gate confined it.
+    /// This process's reach: the gate's once the gate confined it (`remote::is`).
     pub fn here() -> Reach {
-        if crate::gate::confine::confined() {
+        if crate::remote::is() {
             Reach::Gate
         } else {
             Reach::Host
