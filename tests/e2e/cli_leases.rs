@@ -1,7 +1,8 @@
 //! Leases through the real binary, with the clock the fault-injection build reads from
 //! `MOSAIC_NOW_MS`: sixteen seats race `take` over one expired claim and exactly one reclaims
 //! it with a gap-free log; a hostile heartbeat file leaves the claim unknown, nothing is
-//! reclaimed, and doctor names the file.
+//! reclaimed, and doctor names the file; `wait` wakes on a reclaim; a running MCP server
+//! renews its seat's claims.
 
 use std::sync::Barrier;
 
@@ -310,4 +311,67 @@ fn the_default_lease_applies_and_the_claim_is_shown() {
         "{}",
         list.stdout
     );
+}
+
+/// `wait ID --status queued` asleep on its watch wakes on the lead's reclaim and prints the
+/// row as `show` gives it.
+#[test]
+fn wait_wakes_on_a_reclaim() {
+    let repo = Repo::new("lease-wait");
+    huey_holds_row_2(&repo);
+    let mut waiter = support::command(
+        &repo.root,
+        &["wait", "2", "--status", "queued", "--timeout", "60"],
+        &[],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    support::watch::until_watching(waiter.id(), &repo.path(".git"));
+    assert!(waiter.try_wait().unwrap().is_none(), "wait returned early");
+    let out = at(
+        &repo,
+        LATER,
+        &[
+            "reclaim",
+            "2",
+            "--reason",
+            "huey stopped",
+            "--op",
+            "lead-2-reclaim",
+            "--by",
+            "lead",
+        ],
+    );
+    assert_eq!(
+        out.ok(),
+        "ok lead-2-reclaim rev 3 reclaim 2 in-progress -> queued, from huey\n"
+    );
+    let done = waiter.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(String::from_utf8(done.stderr).unwrap(), "");
+    let shown = repo.run(&["show", "2"], &[]).ok().to_owned();
+    assert_eq!(String::from_utf8(done.stdout).unwrap(), shown);
+    assert!(shown.contains("queued"), "{shown}");
+}
+
+/// A running MCP server renews its seat's claims: its first renewal, as it starts, writes the
+/// heartbeat with the server's clock.
+#[test]
+fn the_mcp_server_renews_its_seats_claims_as_it_starts() {
+    let repo = Repo::new("lease-mcp-renew");
+    huey_holds_row_2(&repo);
+    // Thirty seconds after the take, by the server's clock.
+    let (mcp, _) =
+        support::mcp::Mcp::start(&repo.root, "huey", &[("MOSAIC_NOW_MS", "1798761630000")]);
+    let beat = repo.path(".git/mosaic-queue.heartbeats/huey");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut seen = std::fs::read_to_string(&beat).unwrap();
+    while seen != "2027-01-01T00:00:30.000Z\n" && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        seen = std::fs::read_to_string(&beat).unwrap();
+    }
+    assert_eq!(seen, "2027-01-01T00:00:30.000Z\n");
+    assert!(mcp.close().success());
 }
