@@ -6,12 +6,10 @@
 use support::Repo;
 use support::board::Board;
 
-/// 2027-01-01T00:00:00.000Z, when huey takes row 2 with a lease of a minute.
-const T0: &str = "1798761600000";
-/// Twenty seconds later: live.
+use crate::cli_leases::{LATER, huey_holds_row_2};
+
+/// Twenty seconds after huey took row 2 with a lease of a minute (`cli_leases::T0`): live.
 const SOON: &str = "1798761620000";
-/// Ten minutes later: expired.
-const LATER: &str = "1798762200000";
 
 fn card(page: &str, id: u64) -> &str {
     let start = page
@@ -33,22 +31,7 @@ fn board_at(repo: &Repo, now: &str) -> String {
 #[test]
 fn a_leased_claim_is_live_then_expired_then_unknown_without_its_heartbeat() {
     let repo = Repo::new("board-claims");
-    let take = repo.run(
-        &[
-            "take",
-            "--lease",
-            "1m",
-            "--op",
-            "huey-take-0001",
-            "--by",
-            "huey",
-        ],
-        &[("MOSAIC_NOW_MS", T0)],
-    );
-    assert_eq!(
-        take.ok(),
-        "ok huey-take-0001 rev 2 take 2 queued -> in-progress, lease 1m\n"
-    );
+    huey_holds_row_2(&repo);
 
     let page = board_at(&repo, SOON);
     let live = card(&page, 2);

@@ -9,16 +9,16 @@ use std::sync::Barrier;
 use support::{Out, Repo};
 
 /// 2027-01-01T00:00:00.000Z: every entry of these tests is stamped after genesis.
-const T0: &str = "1798761600000";
+pub(crate) const T0: &str = "1798761600000";
 /// Ten minutes later: a lease of 1m taken at `T0` has long expired.
-const LATER: &str = "1798762200000";
+pub(crate) const LATER: &str = "1798762200000";
 
 fn at(repo: &Repo, when: &str, args: &[&str]) -> Out {
     repo.run(args, &[("MOSAIC_NOW_MS", when)])
 }
 
 /// huey takes row 2 (the one free row after genesis) with a lease of a minute at `T0`.
-fn huey_holds_row_2(repo: &Repo) {
+pub(crate) fn huey_holds_row_2(repo: &Repo) {
     let out = at(
         repo,
         T0,
