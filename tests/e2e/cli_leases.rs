@@ -375,3 +375,25 @@ fn the_mcp_server_renews_its_seats_claims_as_it_starts() {
     assert_eq!(seen, "2027-01-01T00:00:30.000Z\n");
     assert!(mcp.close().success());
 }
+
+/// `next --explain` names an expired claim it would have `take` reclaim, and why, in text and
+/// in its document.
+#[test]
+fn next_explain_says_why_take_would_reclaim() {
+    let repo = Repo::new("lease-explain");
+    huey_holds_row_2(&repo);
+    let text = at(&repo, LATER, &["next", "louie", "--explain"]);
+    let text = text.ok();
+    assert!(
+        text.contains("\ntake reclaims it: claim by huey expired 9 min ago\n"),
+        "{text}"
+    );
+    let doc = at(&repo, LATER, &["next", "louie", "--explain", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(doc.ok()).unwrap();
+    assert_eq!(doc["row"]["id"], 2);
+    assert_eq!(doc["reclaim"], "claim by huey expired 9 min ago");
+    // Before the lease ends there is nothing to reclaim, and the document has no such member.
+    let doc = at(&repo, T0, &["next", "louie", "--explain", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(doc.ok()).unwrap();
+    assert_eq!(doc.get("reclaim"), None, "{doc}");
+}

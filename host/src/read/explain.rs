@@ -27,6 +27,9 @@ struct ExplainJson<'a> {
     row: Option<&'a Row>,
     passed: Vec<PassedJson>,
     done: usize,
+    /// Why `take` would reclaim the row named, when it is another seat's expired claim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reclaim: Option<String>,
 }
 
 /// `next [SEAT] --explain`: what `next` prints, then each open row it passed over, in queue
@@ -59,6 +62,7 @@ pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Re
                 })
                 .collect(),
             done: explained.done,
+            reclaim: explained.reclaim.as_ref().map(ToString::to_string),
         });
     }
     let mut text = match row {
@@ -69,9 +73,12 @@ pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Re
     reply.text(&text)
 }
 
-/// The passed-over rows as lines under the pick.
+/// Why `take` would reclaim the pick, then the passed-over rows, as lines under the pick.
 fn explanation(explained: &pick::Explained) -> String {
     let mut text = String::new();
+    if let Some(why) = &explained.reclaim {
+        text.push_str(&format!("take reclaims it: {why}\n"));
+    }
     if !explained.passed.is_empty() {
         text.push_str("passed over:\n");
     }
