@@ -2,7 +2,7 @@
 //! the log, the checkout rules, genesis committed and unresolved review requests, then the guard
 //! (guard.rs). Each is read once, without the lock; nothing is written.
 
-use mosaic_queue_core::{BodyStatus, Queue, WitnessError, markdown, one_line};
+use mosaic_queue_core::{BodyStatus, Queue, Witness, WitnessError, markdown, one_line};
 
 use super::locks::Seen;
 use super::{Finding, Kind, choice};
@@ -35,35 +35,8 @@ pub(super) fn inspect(
     out: &mut Vec<Finding>,
 ) -> Option<u64> {
     let (io, repo) = (world.io, world.repo);
-    // A checkout with no docs/plans yet keeps no queue there to make durable: the no-queue
-    // finding below says what to do, and a filesystem finding about a missing folder would not.
-    let no_plans = io
-        .fs_kind(&paths.plans)
-        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
-    if let Err(e) = store::check_filesystem(io, paths)
-        && !no_plans
-    {
-        out.push(Finding::person(
-            Kind::Filesystem,
-            format!("{e}: move the checkout to one (docs/durability.md)"),
-        ));
-    }
-    let witness = match store::read_witness(io, paths) {
-        Ok(w) => Some(w),
-        Err(e) => {
-            // The store's line ends with its own step (Manual recovery), which this one
-            // names in full: the cause, then the step, each once.
-            let line = one_line(&e.to_string());
-            let step = format!("; {}", crate::io::Kind::Witness.next_step());
-            let cause = line.strip_suffix(step.as_str()).unwrap_or(&line);
-            out.push(recovery(
-                Kind::WitnessInvalid,
-                format!("{cause}; {MANUAL}, which ends with `{ACCEPT}`"),
-                DECIDED,
-            ));
-            None
-        }
-    };
+    filesystem(io, paths, out);
+    let witness = witness(io, paths, out);
     let bytes = match io.read(&paths.queue_json, crate::io::Kind::QueueJson) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -112,6 +85,44 @@ pub(super) fn inspect(
     super::claims::inspect(world, paths, queue.state(), out);
     super::guard::inspect(repo, paths, out);
     Some(rev)
+}
+
+/// The filesystem's finding where it cannot keep a write durable. A checkout with no
+/// docs/plans yet keeps no queue there to make durable: the no-queue finding says what to do,
+/// and a finding about a missing folder would not.
+fn filesystem(io: &dyn Io, paths: &Paths, out: &mut Vec<Finding>) {
+    let no_plans = io
+        .fs_kind(&paths.plans)
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+    if let Err(e) = store::check_filesystem(io, paths)
+        && !no_plans
+    {
+        out.push(Finding::person(
+            Kind::Filesystem,
+            format!("{e}: move the checkout to one (docs/durability.md)"),
+        ));
+    }
+}
+
+/// The witness as the store reads it (`Some(None)`: there is none); `None`, with its finding,
+/// when it cannot be read.
+fn witness(io: &dyn Io, paths: &Paths, out: &mut Vec<Finding>) -> Option<Option<Witness>> {
+    match store::read_witness(io, paths) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            // The store's line ends with its own step (Manual recovery), which this one
+            // names in full: the cause, then the step, each once.
+            let line = one_line(&e.to_string());
+            let step = format!("; {}", crate::io::Kind::Witness.next_step());
+            let cause = line.strip_suffix(step.as_str()).unwrap_or(&line);
+            out.push(recovery(
+                Kind::WitnessInvalid,
+                format!("{cause}; {MANUAL}, which ends with `{ACCEPT}`"),
+                DECIDED,
+            ));
+            None
+        }
+    }
 }
 
 fn no_queue(has_witness: bool) -> Finding {

@@ -516,18 +516,6 @@ fn still_holds(io: &dyn Io, path: &Path, seen: &[u8]) -> Result<bool, LockError>
     }
 }
 
-/// Takes the queue lock for a command on this machine (`RealProbe`); see `acquire_with`.
-pub fn acquire<'a>(
-    io: &'a dyn Io,
-    paths: &Paths,
-    op: &str,
-    verb: &str,
-    at: &str,
-    wait: Duration,
-) -> Result<Lock<'a>, LockError> {
-    acquire_with(io, &RealProbe, paths, Some(op), verb, at, wait)
-}
-
 /// Takes the queue lock. A live holder is waited for, up to `wait`, by watching `.git` for the
 /// lock's removal; a dead or mismatched lock is never broken (run `unlock`); an unknown or
 /// invalid one waits for a person. `op` is `None` for a command that has no op id.

@@ -208,7 +208,16 @@ fn release_leaves_a_lock_that_is_not_ours() {
 fn second_acquire_times_out_naming_the_holder() {
     let s = Scratch::new("held");
     let paths = s.paths();
-    let first = acquire(&RealIo, &paths, "first-op-0001", "add", AT, SHORT).unwrap();
+    let first = acquire_with(
+        &RealIo,
+        &RealProbe,
+        &paths,
+        Some("first-op-0001"),
+        "add",
+        AT,
+        SHORT,
+    )
+    .unwrap();
     let t = Instant::now();
     let err = take(&RealIo, &RealProbe, &paths, SHORT).unwrap_err();
     assert!(t.elapsed() >= SHORT);
