@@ -16,6 +16,9 @@ use support::{Repo, run_in};
 const FAULTS: [&str; 6] = ["eio", "enospc", "edquot", "erofs", "eacces", "short"];
 /// Runs `args` once per call and fault; panics naming every run that broke a rule. `fake` is
 /// the Gitea a review request posts to; it is put back to what it held before each run.
+/// Returns how many distinct outcomes were healed only by a person's decision (a kind in
+/// `person_kinds`), which the caller holds to what its scenario allows: such an outcome is
+/// the contract's case, not a recovery by the commands alone.
 pub fn sweep(
     verb: &str,
     repo: &Repo,
@@ -23,7 +26,7 @@ pub fn sweep(
     env: &[(&str, &str)],
     person_kinds: &[&str],
     fake: Option<&FakeGitea>,
-) {
+) -> usize {
     // One clock for every run and every command after it (`MOSAIC_NOW_MS`): two faults that
     // leave the same files then leave the same bytes, and their recovery is judged once.
     let now = std::time::SystemTime::now()
@@ -64,6 +67,7 @@ pub fn sweep(
     // the others (the in-memory sweep fails every call with every fault).
     let mut runs = 0;
     let mut recovered = 0;
+    let mut person = 0;
     let mut broken = Vec::new();
     // Recovery is judged once per distinct outcome: most faults leave the checkout exactly as
     // another run did (nothing written), and the check is deterministic in what it finds.
@@ -184,7 +188,11 @@ pub fn sweep(
             let verdict = judged.entry(key).or_insert_with(|| {
                 recovered += 1;
                 match scenario.recover(&printed) {
-                    Verdict::Healed(_) | Verdict::Person(_) => None,
+                    Verdict::Healed(_) => None,
+                    Verdict::Person(_) => {
+                        person += 1;
+                        None
+                    }
                     Verdict::Unsafe(why) => Some(why),
                 }
             });
@@ -194,7 +202,7 @@ pub fn sweep(
         }
     }
     eprintln!(
-        "io-errors | {verb} | {} calls | {runs} runs | {recovered} distinct outcomes recovered | {} broken |",
+        "io-errors | {verb} | {} calls | {runs} runs | {recovered} distinct outcomes, {person} of them settled by a person | {} broken |",
         calls.len(),
         broken.len()
     );
@@ -205,6 +213,7 @@ pub fn sweep(
         "I/O faults handled wrongly:\n{}",
         broken.join("\n")
     );
+    person
 }
 
 /// What a faulted run left: every file of the queue, the lock and the gate (temp files
