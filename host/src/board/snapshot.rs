@@ -8,8 +8,6 @@ use mosaic_queue_core::{AttemptState, Round, Row, Status, VerdictKind};
 /// One read of the queue, everything the pages draw from.
 pub struct Snapshot {
     pub revision: u64,
-    /// The queue host's time the claims were judged at.
-    pub at: String,
     /// False when queue.json is ahead of its witness: visible, not confirmed durable.
     pub durable: bool,
     /// The rows in queue order (the order `next` reads).
@@ -35,8 +33,9 @@ pub struct Card {
     pub row: Row,
     /// The reason given with its last move, shown with the status.
     pub reason: Option<String>,
-    /// The claim on a row in progress as `judge` found it at the snapshot's time (its lease,
-    /// the log's last sign and the holder's heartbeat); `None` for a row that is no claim.
+    /// The leased claim on a row in progress as `judge` found it when the snapshot was read
+    /// (its lease, the log's last sign and the holder's heartbeat); `None` for a row that is
+    /// no claim or whose claim has no lease.
     pub claim: Option<Judged>,
     /// The current round's state, for a row in review.
     pub review: Option<ReviewState>,

@@ -6,7 +6,7 @@
 use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
-use mosaic_queue_core::signs::{Claim, Heartbeat, Signs, judge};
+use mosaic_queue_core::signs::{Claim, Heartbeat, Signs};
 use mosaic_queue_core::{Entry, Queue, Row, VerbError};
 
 use super::snapshot::{ArchiveRef, Card, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch};
@@ -14,6 +14,7 @@ use crate::clock;
 use crate::gitea::{self, GiteaError};
 use crate::io::{FileId, Io, RealIo};
 use crate::read::archived;
+use crate::read::claims::Seen;
 use crate::reply::{Failure, entry_row};
 use crate::store::heartbeat;
 use crate::store::session;
@@ -79,14 +80,8 @@ impl Source {
         }
         let loaded = session::load_unlocked(World::real(), &self.paths)?;
         let durable = !loaded.ahead_of_witness();
-        let state = loaded.queue.state();
-        let signs = heartbeat::signs(&RealIo, &self.paths, state);
-        let read = Read {
-            durable,
-            signs,
-            at: clock::now(),
-        };
-        let snapshot = Arc::new(build(&loaded.queue, read, self.issues.clone()));
+        let seen = Seen::read(&RealIo, &self.paths, loaded.queue.state());
+        let snapshot = Arc::new(build(&loaded.queue, durable, &seen, self.issues.clone()));
         if let (Some(key), Ok(mut cache)) = (key, self.cache.lock()) {
             *cache = Some((key, Arc::clone(&snapshot)));
         }
@@ -230,16 +225,8 @@ fn refused(e: GiteaError) -> Failure {
     Failure::refused(e.to_string())
 }
 
-/// What one read of the checkout gave beside the queue: whether its witness vouches for it,
-/// the heartbeats of the seats holding leased claims, and the time it was read.
-struct Read {
-    durable: bool,
-    signs: Signs,
-    at: String,
-}
-
-/// The snapshot of a verified queue.
-fn build(queue: &Queue, read: Read, issues: Option<IssueLinks>) -> Snapshot {
+/// The snapshot of a verified queue, its leased claims judged with what `seen` read.
+fn build(queue: &Queue, durable: bool, seen: &Seen, issues: Option<IssueLinks>) -> Snapshot {
     let state = queue.state();
     let log: Vec<LogItem> = queue.file().log.iter().map(log_item).collect();
     let mut last: std::collections::HashMap<u64, Touch> = std::collections::HashMap::new();
@@ -260,12 +247,13 @@ fn build(queue: &Queue, read: Read, issues: Option<IssueLinks>) -> Snapshot {
         .iter()
         .map(|row| {
             let reason = state.move_reason(row.id).map(str::to_owned);
-            let claim =
-                Claim::of(row).map(|c| judge(&c, &read.signs.heartbeat(c.holder), &read.at));
+            let claim = Claim::of(row)
+                .filter(|c| c.lease.is_some())
+                .map(|c| seen.judged(&c));
             card(row.clone(), reason, last.remove(&row.id), claim)
         })
         .collect::<Vec<_>>();
-    let seats = seats(&cards, &log, &read.signs);
+    let seats = seats(&cards, &log, &seen.signs);
     let archives = queue
         .epoch()
         .map(|e| {
@@ -285,8 +273,7 @@ fn build(queue: &Queue, read: Read, issues: Option<IssueLinks>) -> Snapshot {
         .sum();
     Snapshot {
         revision: state.revision,
-        at: read.at,
-        durable: read.durable,
+        durable,
         cards,
         log,
         seats,

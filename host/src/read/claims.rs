@@ -29,8 +29,12 @@ impl Seen {
     /// Row `row`'s leased claim as judged now; `None` for a row that holds no leased claim.
     pub fn judge(&self, row: &Row) -> Option<ClaimJson> {
         let claim = Claim::of(row).filter(|c| c.lease.is_some())?;
-        let judged = judge(&claim, &self.signs.heartbeat(claim.holder), &self.now);
-        Some(ClaimJson::new(row.id, &claim, judged))
+        Some(ClaimJson::new(row.id, &claim, self.judged(&claim)))
+    }
+
+    /// `claim` judged with its holder's heartbeat, now.
+    pub fn judged(&self, claim: &Claim) -> Judged {
+        judge(claim, &self.signs.heartbeat(claim.holder), &self.now)
     }
 
     /// Every leased claim in `state`, in row order.

@@ -57,20 +57,13 @@ fn owner(card: &Card) -> String {
         return String::from("unowned");
     };
     let name = format!("<a href=\"/seat/{}\">{}</a>", url_part(o), escape::line(o));
-    match leased(card) {
+    match &card.claim {
         Some(j) => format!(
             "{name} <span class=\"claim claim-{state}\">{state}</span>",
             state = j.state.as_str()
         ),
         None => name,
     }
-}
-
-/// The claim's judgement when the row is a claim with a lease.
-fn leased(card: &Card) -> Option<&Judged> {
-    card.claim
-        .as_ref()
-        .filter(|j| j.state != Liveness::Unleased)
 }
 
 /// A leased claim in one line: its state, when its lease ends and its last sign of life.
@@ -106,7 +99,7 @@ fn facts(snap: &Snapshot, card: &Card) -> Vec<String> {
     if !row.after.is_empty() {
         out.push(format!("waits on {}", waits_on(snap, &row.after)));
     }
-    if let Some(j) = leased(card) {
+    if let Some(j) = &card.claim {
         out.push(claim_line(j));
     }
     if let Some(gate) = &row.gate {
@@ -228,7 +221,10 @@ pub fn next_command(rev: u64, card: &Card) -> Option<Command> {
         None => format!("the owner{who}"),
     };
     let cmd = |line: String, who: String| Some(Command { line, who });
-    let expired = leased(card).is_some_and(|j| j.state == Liveness::Expired);
+    let expired = card
+        .claim
+        .as_ref()
+        .is_some_and(|j| j.state == Liveness::Expired);
     match row.status {
         Status::InProgress if expired => cmd(
             format!(

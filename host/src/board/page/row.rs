@@ -4,7 +4,6 @@
 //! the log entries that touched it, newest first. An archived row is read from its archive.
 
 use mosaic_queue_core::Round;
-use mosaic_queue_core::signs::Liveness;
 
 use super::card::{claim_line, command_html, issues, next_command, waits_on};
 use super::layout::{Nav, page, status_class, when};
@@ -102,11 +101,7 @@ fn fields(snap: &Snapshot, card: &Card) -> String {
         ("brief", text(&row.brief)),
         ("note", text(&row.note)),
     ];
-    if let Some(j) = card
-        .claim
-        .as_ref()
-        .filter(|j| j.state != Liveness::Unleased)
-    {
+    if let Some(j) = &card.claim {
         rows.insert(2, ("claim", claim_line(j)));
     }
     if let Some(r) = &row.blocked_reason {

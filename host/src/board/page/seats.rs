@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use mosaic_queue_core::signs::Liveness;
 use mosaic_queue_core::{Status, is_privileged};
 
 use super::card::claim_line;
@@ -92,7 +91,6 @@ fn panel(snap: &Snapshot, seat: &Seat, recent: Option<&Vec<&LogItem>>) -> String
             let claim = c
                 .claim
                 .as_ref()
-                .filter(|j| j.state != Liveness::Unleased)
                 .map_or_else(String::new, |j| format!(" ({})", claim_line(j)));
             format!(
                 "<li><span class=\"badge {}\">{}</span> <a href=\"/row/{}\">#{} {}</a>{claim}</li>",

@@ -48,7 +48,6 @@ fn card_of(row: Row) -> Card {
 fn snap(cards: Vec<Card>) -> Snapshot {
     Snapshot {
         revision: 42,
-        at: "2026-12-01T12:00:00.000Z".into(),
         durable: true,
         cards,
         log: vec![],
@@ -435,14 +434,11 @@ fn a_leased_claim_shows_its_state_and_an_expired_one_offers_the_reclaim() {
     assert!(html.contains("<li>claim unknown: lease ends 2026-12-01 11:00:00Z, last sign of life 2026-12-01 10:00:00Z (heartbeat unreadable or ahead: never reclaimed by take)</li>"), "{html}");
     let page = row_page(&s, &s.cards[0], &[], ReadFrom::Queue);
     assert!(page.contains("claim unknown: lease ends"), "{page}");
-    // A claim without a lease shows as the plain owner it always was.
-    let s = one(Judged {
-        state: Liveness::Unleased,
-        lease_end: None,
-        last_sign: None,
-        silent: None,
-        left: None,
-    });
+    // A claim without a lease (the snapshot keeps no judgement of it) shows as the plain
+    // owner it always was.
+    let mut plain = row(4, "Lexer", Status::InProgress);
+    plain.owner = Some("huey".into());
+    let s = snap(vec![card_of(plain)]);
     let html = card(&s, &s.cards[0]);
     assert!(
         html.contains("<span class=\"owner\"><a href=\"/seat/huey\">huey</a></span>"),
