@@ -366,13 +366,13 @@ fn the_mcp_server_renews_its_seats_claims_as_it_starts() {
     let (mcp, _) =
         support::mcp::Mcp::start(&repo.root, "huey", &[("MOSAIC_NOW_MS", "1798761630000")]);
     let beat = repo.path(".git/mosaic-queue.heartbeats/huey");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let mut seen = std::fs::read_to_string(&beat).unwrap();
-    while seen != "2027-01-01T00:00:30.000Z\n" && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        seen = std::fs::read_to_string(&beat).unwrap();
-    }
-    assert_eq!(seen, "2027-01-01T00:00:30.000Z\n");
+    support::watch::until("the server writes huey's heartbeat", || {
+        std::fs::read_to_string(&beat).unwrap() != "2027-01-01T00:00:00.000Z\n"
+    });
+    assert_eq!(
+        std::fs::read_to_string(&beat).unwrap(),
+        "2027-01-01T00:00:30.000Z\n"
+    );
     assert!(mcp.close().success());
 }
 

@@ -117,11 +117,7 @@ fn kill_connections(sshd: &Sshd) {
         let pid = rustix::process::Pid::from_raw(*pid).unwrap();
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !children(sshd.pid()).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the connection ends");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    support::watch::until("the connection ends", || children(sshd.pid()).is_empty());
 }
 
 #[test]

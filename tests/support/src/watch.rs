@@ -36,3 +36,15 @@ pub fn until_watching(pid: u32, dir: &Path) {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Blocks until `done` holds, checking every 10 ms: for a change another process makes that no
+/// watch can tell apart (a file's content, a process gone). As above, the deadline only fails
+/// the test, naming `what`; it never decides what the test asserts.
+#[track_caller]
+pub fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
