@@ -16,6 +16,18 @@ pub struct Ctx<'a> {
     pub semantics: u8,
 }
 
+/// Refuses `ctx`'s actor unless it is the lead, jason or sage; `action` says what was asked
+/// (built only for the refusal).
+pub(crate) fn lead_or_privileged(
+    ctx: &Ctx,
+    action: impl FnOnce() -> String,
+) -> Result<(), VerbError> {
+    if crate::rules::is_lead_or_privileged(ctx.by) {
+        return Ok(());
+    }
+    Err(not_allowed(ctx, action(), "the lead, jason or sage only"))
+}
+
 pub(crate) fn not_allowed(ctx: &Ctx, action: String, who: &'static str) -> VerbError {
     VerbError::NotAllowed {
         actor: String::from(ctx.by),

@@ -8,14 +8,14 @@ use alloc::borrow::ToOwned;
 use alloc::format;
 use alloc::string::String;
 
-use crate::ctx::{Ctx, not_allowed};
+use crate::ctx::{Ctx, lead_or_privileged, not_allowed};
 use crate::entry::{Args, LeaseDefaultArgs, ReclaimArgs, Reclaimed};
 use crate::error::{ClaimError, VerbError};
 use crate::lease::{check_lease, lease_text};
 use crate::matrix::{self, Via};
 use crate::model::{Fence, Lease, Row, Status};
 use crate::render::push_number;
-use crate::rules::{self, is_lead_or_privileged};
+use crate::rules;
 use crate::state::State;
 use crate::time;
 
@@ -26,13 +26,7 @@ pub(super) fn lease_default(
     ctx: &Ctx,
     out: &mut String,
 ) -> Result<(), VerbError> {
-    if !is_lead_or_privileged(ctx.by) {
-        return Err(not_allowed(
-            ctx,
-            String::from("set the default lease"),
-            "the lead, jason or sage only",
-        ));
-    }
+    lead_or_privileged(ctx, || String::from("set the default lease"))?;
     if let Some(seconds) = a.lease {
         check_lease(u64::from(seconds))?;
     }

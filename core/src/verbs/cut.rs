@@ -3,12 +3,11 @@
 
 use alloc::string::String;
 
-use crate::ctx::{Ctx, not_allowed};
+use crate::ctx::{Ctx, lead_or_privileged};
 use crate::entry::EPOCH_SEMANTICS;
 use crate::epoch::ArchiveArgs;
 use crate::error::VerbError;
 use crate::render::push_number;
-use crate::rules;
 use crate::state::State;
 
 pub(super) fn archive(
@@ -22,13 +21,7 @@ pub(super) fn archive(
             why: "an archive entry is written under semantics 6 (7 in a queue that reached 7)",
         });
     }
-    if !rules::is_lead_or_privileged(ctx.by) {
-        return Err(not_allowed(
-            ctx,
-            String::from("cut the history"),
-            "the lead, jason or sage only",
-        ));
-    }
+    lead_or_privileged(ctx, || String::from("cut the history"))?;
     let Some(seed) = state.seed_mut() else {
         return Err(VerbError::EpochEntry {
             why: "an archive entry follows the epoch entry it pins; this log has none",

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::check::{check_issues, check_opt_text, check_seats};
 use super::command::AT_MOST_ONCE_NOTICE;
 use super::{claims, coord};
-use crate::ctx::{Ctx, not_allowed};
+use crate::ctx::{Ctx, lead_or_privileged, not_allowed};
 use crate::entry::{AcceptHistoryArgs, AddArgs, AssignArgs, NoteArgs, SetArgs, SetField, SetValue};
 use crate::error::{VerbError, issue_list};
 use crate::model::{Row, Status};
@@ -17,21 +17,13 @@ use crate::render::push_number;
 use crate::rules::{self, is_lead_or_privileged};
 use crate::state::State;
 
-const LEAD_OR_PRIVILEGED: &str = "the lead, jason or sage only";
-
 pub(super) fn add(
     state: &mut State,
     a: &AddArgs,
     ctx: &Ctx,
     out: &mut String,
 ) -> Result<(), VerbError> {
-    if !is_lead_or_privileged(ctx.by) {
-        return Err(not_allowed(
-            ctx,
-            String::from("add rows"),
-            LEAD_OR_PRIVILEGED,
-        ));
-    }
+    lead_or_privileged(ctx, || String::from("add rows"))?;
     if a.id != state.next_id() {
         return Err(VerbError::BadText {
             field: "add id",
@@ -87,10 +79,7 @@ pub(super) fn assign(
     ctx: &Ctx,
     out: &mut String,
 ) -> Result<(), VerbError> {
-    if !is_lead_or_privileged(ctx.by) {
-        let action = format!("assign row {}", a.id);
-        return Err(not_allowed(ctx, action, LEAD_OR_PRIVILEGED));
-    }
+    lead_or_privileged(ctx, || format!("assign row {}", a.id))?;
     rules::check_seat(&a.owner)?;
     let pos = state.open_pos(a.id)?;
     a.owner
