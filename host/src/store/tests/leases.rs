@@ -72,6 +72,20 @@ fn queue_with_free_row() -> Checkout {
     Checkout::genesis()
 }
 
+/// That checkout once huey took row 2 at noon with a lease of a minute.
+fn huey_holds_row_2() -> Checkout {
+    let c = queue_with_free_row();
+    run(
+        &c,
+        "2026-12-01T12:00:00.000Z",
+        &take(Some(60)),
+        "huey-take-0001",
+        "huey",
+    )
+    .unwrap();
+    c
+}
+
 #[test]
 fn a_heartbeat_every_third_of_the_lease_keeps_a_claim_for_three_lease_lengths() {
     let c = queue_with_free_row();
@@ -135,16 +149,8 @@ fn a_heartbeat_every_third_of_the_lease_keeps_a_claim_for_three_lease_lengths() 
 
 #[test]
 fn a_fenced_holder_is_refused_with_one_line_and_its_retry_still_answers() {
-    let c = queue_with_free_row();
+    let c = huey_holds_row_2();
     let note = cmd(json!({"verb": "note", "id": 2, "text": "halfway"}));
-    run(
-        &c,
-        "2026-12-01T12:00:00.000Z",
-        &take(Some(60)),
-        "huey-take-0001",
-        "huey",
-    )
-    .unwrap();
     assert_eq!(
         run(
             &c,
@@ -208,15 +214,7 @@ fn a_hostile_heartbeat_file_makes_the_claim_unknown_and_nothing_is_reclaimed() {
         ("garbage", |c, p| c.disk.put(p, b"2026-12-01 12:09\n")),
     ];
     for (name, plant) in plants {
-        let c = queue_with_free_row();
-        run(
-            &c,
-            "2026-12-01T12:00:00.000Z",
-            &take(Some(60)),
-            "huey-take-0001",
-            "huey",
-        )
-        .unwrap();
+        let c = huey_holds_row_2();
         plant(&c, &heartbeat::path(&c.paths, "huey"));
         let ran = run(
             &c,
