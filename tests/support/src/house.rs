@@ -24,15 +24,37 @@ impl Graph {
         collect(src, &mut files);
         let modules: BTreeMap<Module, PathBuf> =
             files.into_iter().map(|f| (module_of(src, &f), f)).collect();
-        let known: BTreeSet<Module> = modules.keys().cloned().collect();
+        let parsed: BTreeMap<Module, syn::File> = modules
+            .iter()
+            .map(|(module, file)| {
+                let text = std::fs::read_to_string(file).expect("a source file reads");
+                let parsed = syn::parse_file(&text)
+                    .unwrap_or_else(|e| panic!("{} does not parse: {e}", file.display()));
+                (module.clone(), parsed)
+            })
+            .collect();
+        // A file declared `#[cfg(test)] mod x;` is the unit tests' own, as an inline test
+        // module is: neither it nor what is under it is part of the house.
+        let tests: Vec<Module> = parsed
+            .iter()
+            .flat_map(|(module, file)| {
+                file.items.iter().filter_map(move |item| match item {
+                    syn::Item::Mod(m) if m.content.is_none() && is_test_only(&m.attrs) => {
+                        let mut child = module.clone();
+                        child.push(m.ident.to_string());
+                        Some(child)
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        let house = |m: &Module| !tests.iter().any(|t| m.starts_with(t));
+        let known: BTreeSet<Module> = parsed.keys().filter(|m| house(m)).cloned().collect();
         let mut graph = Graph::default();
-        for (module, file) in &modules {
-            let text = std::fs::read_to_string(file).expect("a source file reads");
-            let parsed = syn::parse_file(&text)
-                .unwrap_or_else(|e| panic!("{} does not parse: {e}", file.display()));
+        for (module, file) in parsed.iter().filter(|(m, _)| house(m)) {
             graph
                 .edges
-                .insert(module.clone(), names(module, &parsed, &known));
+                .insert(module.clone(), names(module, file, &known));
         }
         graph
     }
@@ -71,6 +93,20 @@ impl Graph {
             .collect();
         out.sort();
         out
+    }
+
+    /// The same graph at the folder level: every module stands for the top-level module it is
+    /// in (`cli::output` for `cli`), an import inside one top-level module drops out, and the
+    /// crate root (which declares them all) is left out.
+    pub fn folders(&self) -> Graph {
+        let top = |m: &Module| -> Option<Module> { m.first().map(|t| vec![t.clone()]) };
+        let mut graph = Graph::default();
+        for (module, named) in &self.edges {
+            let Some(from) = top(module) else { continue };
+            let into = graph.edges.entry(from.clone()).or_default();
+            into.extend(named.iter().filter_map(top).filter(|to| *to != from));
+        }
+        graph
     }
 
     /// The modules under `parent` that name `parent` itself (a child importing back from the
