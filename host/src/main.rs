@@ -1,13 +1,17 @@
-//! The `mosaic-queue` binary: parse, run (a verb through the CLI, or one of the faces that
-//! serve: the MCP server, the OpenSSH gate, the board), and turn the outcome into the contract's exit
-//! code (a command line the parser refuses is one line, exit 2 or 4; `--help` and
-//! `--version` exit 0). The only place the process exits with a number. With `--json` the one JSON document
-//! goes to stdout as well as the failure's line to stderr.
+//! The `mosaic-queue` binary: parse, run (a verb through the command line face, or one of the
+//! faces that serve: the MCP server, the OpenSSH gate, the board), and turn the outcome into
+//! the contract's exit code (a command line the parser refuses is one line, exit 2 or 4;
+//! `--help` and `--version` exit 0). The only place the process exits with a number, and the
+//! one place that picks a face. With `--json` the one JSON document goes to stdout as well as
+//! the failure's line to stderr.
 
 use clap::error::ErrorKind;
-use mosaic_queue::cli::output::{Printed, warn};
-use mosaic_queue::cli::{self, help, usage};
+use mosaic_queue::command::output::{Printed, warn};
+use mosaic_queue::command::{Verb, help, usage};
+use mosaic_queue::engine::Policy;
 use mosaic_queue::exit::Exit;
+use mosaic_queue::gate::{self, Gated};
+use mosaic_queue::{board, cli, mcp};
 
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -30,7 +34,7 @@ fn main() {
         }
         Err(e) => {
             // One line whether or not --json was asked for: a refused value exits 2, a slip
-            // of shape 4 (cli/usage.rs).
+            // of shape 4 (command/usage.rs).
             let failure = usage::failure(&e, &argv);
             warn(&format!("mosaic-queue: {}", failure.message));
             std::process::exit(Printed::new(json).finish("", false, &Err(failure)));
@@ -39,12 +43,18 @@ fn main() {
     let mut printed = Printed::new(parsed.json);
     let (verb, change) = (parsed.verb.name(), parsed.verb.is_change());
     let result = match parsed.verb {
-        // The faces that serve start here, beside the CLI's dispatcher, since each runs the
-        // other verbs through it (cli -> mcp -> cli would be a cycle).
-        cli::Verb::Mcp { seat } => mosaic_queue::mcp::serve_stdio(seat),
-        cli::Verb::Board { listen } => mosaic_queue::board::serve(Some(listen.as_str())),
-        // sshd's forced command judges, runs and prints the command the remote side sent.
-        cli::Verb::Gate(args) => std::process::exit(mosaic_queue::gate::run(&args)),
+        // The faces that serve start here, beside the command line's.
+        Verb::Mcp { seat } => mcp::serve_stdio(seat, Policy::local()),
+        Verb::Board { listen } => board::serve(Some(listen.as_str())),
+        // sshd's forced command judges and runs the command the remote side sent, or asks
+        // for the MCP server under the key's policy.
+        Verb::Gate(args) => match gate::run(&args) {
+            Gated::Exit(code) => std::process::exit(code),
+            Gated::Serve { seat, policy, json } => {
+                let served = mcp::serve_stdio(Some(seat), policy);
+                std::process::exit(gate::finish(Printed::new(json), "mcp", false, served))
+            }
+        },
         _ => cli::run(parsed, &mut printed),
     };
     if let Err(f) = &result {

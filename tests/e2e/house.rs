@@ -1,7 +1,6 @@
 //! The house reads bottom-up: no module file of the core, the host or the wasm crate imports,
-//! directly or through others, a module that imports it back, and no file in the CLI's folder
-//! imports from the `cli/mod.rs` that declares it (the dispatcher imports the verbs, never the
-//! other way). The graph comes from the source itself (support::house).
+//! directly or through others, a module that imports it back; no file of a face's folder or the
+//! engine's imports from the `mod.rs` that declares it; and no face imports another. The graph comes from the source itself (support::house).
 
 use std::path::Path;
 
@@ -29,9 +28,15 @@ fn no_crate_has_an_import_cycle() {
 }
 
 #[test]
-fn no_file_in_cli_imports_back_from_its_dispatcher() {
-    let back = src("host").back_to_parent(&["cli"]);
-    assert!(back.is_empty(), "these import from cli/mod.rs: {back:?}");
+fn no_file_of_a_face_or_the_engine_imports_back_from_its_folders_mod_rs() {
+    let host = src("host");
+    for folder in ["cli", "command", "engine", "gate", "mcp", "board"] {
+        let back = host.back_to_parent(&[folder]);
+        assert!(
+            back.is_empty(),
+            "these import from {folder}/mod.rs: {back:?}"
+        );
+    }
 }
 
 /// The check finds what it exists to find: a cycle through `use`, `super::` and a path in
@@ -60,4 +65,31 @@ fn the_check_sees_cycles_of_every_spelling() {
         (&["cli", "out"], "use super::Failure;"),
     ]);
     assert_eq!(back.back_to_parent(&["cli"]), vec!["cli::out"]);
+}
+
+/// The host's faces: each only translates its input into the engine's request.
+const FACES: &[&str] = &["board", "cli", "gate", "mcp"];
+
+/// No face imports another, and nothing below the faces (the engine, the command line's
+/// grammar, the verbs, the store) imports a face: `main.rs` alone picks one.
+#[test]
+fn faces_import_the_engine_and_never_each_other() {
+    let folders = src("host").folders();
+    let mut wrong = Vec::new();
+    for (from, named) in &folders.edges {
+        for to in named {
+            let to = to.join("::");
+            if FACES.contains(&to.as_str()) {
+                wrong.push(format!("{} -> {to}", from.join("::")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports of a face: {wrong:?}");
+    for face in FACES {
+        let named = &folders.edges[&vec![(*face).to_owned()]];
+        assert!(
+            named.contains(&vec![String::from("engine")]) || *face == "board",
+            "{face} does not go through the engine: {named:?}"
+        );
+    }
 }

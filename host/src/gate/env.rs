@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 
-use super::args::GateArgs;
+use crate::command::gate_args::GateArgs;
 
 /// What sshd sets from the account itself; everything else is removed.
 const KEPT: &[&str] = &["PATH", "HOME", "USER", "LOGNAME"];

@@ -3,7 +3,8 @@
 
 use thiserror::Error;
 
-use super::words::WordsError;
+use super::lexer::WordsError;
+use crate::engine::PolicyError;
 use crate::reply::Failure;
 
 #[derive(Debug, Error)]
@@ -16,38 +17,9 @@ pub enum GateError {
         "refused: this key runs mosaic-queue verbs only, not {0:?}; send a verb (ssh HOST list), or nothing or `mcp` for the MCP server"
     )]
     Program(String),
-    /// `flag` is what named the other actor: `--by`, or `mcp --seat`'s `--seat`.
-    #[error(
-        "refused: this key acts as {seat} only, not {given}; leave {flag} out, since every command through it acts as {seat}"
-    )]
-    Actor {
-        seat: String,
-        given: String,
-        flag: &'static str,
-    },
-    #[error("refused: {verb} is for {who}, and this key acts as {seat}; ask one of them to run it")]
-    Privileged {
-        verb: &'static str,
-        who: &'static str,
-        seat: String,
-    },
-    #[error("refused: {verb} {why}")]
-    Local {
-        verb: &'static str,
-        why: &'static str,
-    },
-    #[error(
-        "refused: --candidate {0:?} names a file on the queue host, which a remote seat cannot hand over; send the manifest's text with --manifest-stdin (ssh HOST move ... --manifest-stdin < MANIFEST) or --manifest-text, or name a commit"
-    )]
-    File(String),
-    #[error(
-        "refused: {flag} {value:?} starts with `-` and would reach git as an option; name a branch, tag or commit id"
-    )]
-    Dash { flag: &'static str, value: String },
-    #[error(
-        "refused: a remote wait needs --timeout SECONDS, at most {max}, so it cannot outlive its connection; call it again to wait longer"
-    )]
-    Unbounded { max: u32 },
+    /// What the key may not do (`engine::Policy`).
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
     #[error(
         "refused: the seat {0:?} in this key's forced command is not a seat name; fix the authorized_keys line"
     )]
@@ -64,12 +36,7 @@ impl GateError {
         match self {
             GateError::NotText | GateError::Shell(_) => "shell-syntax",
             GateError::Program(_) => "not-a-verb",
-            GateError::Actor { .. } => "actor-pinned",
-            GateError::Privileged { .. } => "privileged-verb",
-            GateError::Local { .. } => "local-only",
-            GateError::File(_) => "file-argument",
-            GateError::Dash { .. } => "option-injection",
-            GateError::Unbounded { .. } => "wait-unbounded",
+            GateError::Policy(e) => e.kind(),
             GateError::Seat(_) | GateError::Root { .. } => "gate-config",
         }
     }

@@ -1,72 +1,117 @@
 //! `mosaic-queue gate --seat SEAT`: the forced command of one seat's key in `authorized_keys`.
-//! It reads `SSH_ORIGINAL_COMMAND`, refuses whatever the key may not do (another program,
-//! shell syntax, another actor, a verb kept for others, a file on the host) with exit 2 before
-//! anything is read, then runs the MCP server or one verb as the seat, in the checkout the line
-//! names, with an environment built from the line alone. docs/remote.md has the set-up.
+//! It reads `SSH_ORIGINAL_COMMAND` once, lexes it (`lexer`), parses it with the command line's
+//! grammar and translates it into the engine's request, refuses whatever the key's policy
+//! does not allow (another program, shell syntax, another actor, a verb kept for others, a
+//! file on the host) with exit 2 before anything is read, then runs the one request as the
+//! seat, in the checkout the line names, with an environment built from the line alone; or
+//! hands the binary the MCP server to start under the same policy. docs/remote.md has the
+//! set-up.
 
-pub mod args;
-pub mod confine;
+mod classify;
 mod env;
 mod error;
-mod policy;
-mod request;
-mod words;
+mod lexer;
 
 use std::path::{Path, PathBuf};
 
-use self::args::GateArgs;
-use self::confine::Confinement;
+use self::classify::Sent;
 use self::error::GateError;
-use self::request::Request;
-use crate::cli::output::{Printed, warn};
-use crate::cli::{self, Verb};
-use crate::mcp;
+use crate::command::gate_args::GateArgs;
+use crate::command::output::{Printed, warn};
+use crate::command::{Asked, Verb, translate};
+use crate::engine::{self, Policy, PolicyError};
 use crate::reply::{Failure, Replied, Reply};
 
-/// Runs the command the remote side sent, as `args` allow; the process's exit code.
-pub fn run(args: &GateArgs) -> i32 {
-    let request = match read_request(&args.seat) {
-        Ok(request) => request,
-        Err((e, json)) => return refuse(e.into(), json),
+/// What the gate leaves the binary to do.
+pub enum Gated {
+    /// The command ran or was refused: the process's exit code.
+    Exit(i32),
+    /// Serve MCP as `seat` under `policy` (the binary starts the server, a face of its own);
+    /// `json`: the line asked for `--json`, so a refused start prints its error document.
+    Serve {
+        seat: String,
+        policy: Policy,
+        json: bool,
+    },
+}
+
+/// Runs the command the remote side sent, as `args` allow.
+pub fn run(args: &GateArgs) -> Gated {
+    let sent = match read_sent(&args.seat) {
+        Ok(sent) => sent,
+        Err((e, json)) => return Gated::Exit(refuse(e.into(), json)),
     };
-    // `None`: the MCP server.
-    let cli = match request {
-        Request::Help(text) => return help(&text),
-        Request::Refused(failure, json) => return refuse(failure, json),
-        Request::Verb(cli) => Some(cli),
-        Request::Mcp => None,
+    let cli = match sent {
+        Sent::Help(text) => return Gated::Exit(help(&text)),
+        Sent::Refused(failure, json) => return Gated::Exit(refuse(failure, json)),
+        Sent::Verb(cli) => Some(cli),
+        Sent::Mcp => None,
     };
     let json = cli.as_ref().is_some_and(|cli| cli.json);
-    let confinement = match enter(args.root.as_deref()) {
-        Ok(root) => Confinement {
-            seat: args.seat.clone(),
-            root,
-        },
-        Err(e) => return refuse(e.into(), json),
+    let policy = match enter(args.root.as_deref()) {
+        Ok(root) => Policy::remote(args.seat.clone(), root),
+        Err(e) => return Gated::Exit(refuse(e.into(), json)),
     };
-    if let Some(cli) = &cli
-        && let Err(e) = confine::judge(&confinement, cli)
-    {
-        return refuse(e.into(), json);
-    }
+    // `None`: the MCP server.
+    let request = match cli.map(|cli| judge(&args.seat, cli.verb, &policy)) {
+        None | Some(Ok(None)) => None,
+        Some(Ok(Some(request))) => Some(request),
+        Some(Err(e)) => return Gated::Exit(refuse(e.into(), json)),
+    };
     // Before any thread starts: the MCP server's runtime, a verb's git.
     env::replace(&env::settings(&args.seat, args));
-    confine::confine(confinement);
-    match cli {
-        Some(cli) => verb(*cli, &args.seat),
-        None => finish(
-            Printed::new(false),
-            "mcp",
-            false,
-            mcp::serve_stdio(Some(args.seat.clone())),
-        ),
+    crate::remote::set();
+    match request {
+        Some(request) => Gated::Exit(verb(request, json, &policy)),
+        None => Gated::Serve {
+            seat: args.seat.clone(),
+            policy,
+            json,
+        },
     }
+}
+
+/// The request `verb` asks for, judged by the key's policy; `None` for the MCP server. The
+/// faces' own verbs are refused here: each is about the machine that runs it.
+fn judge(seat: &str, verb: Verb, policy: &Policy) -> Result<Option<engine::Request>, GateError> {
+    let own = match translate(verb) {
+        Asked::Request(request) => {
+            policy.admit(&request)?;
+            return Ok(Some(request));
+        }
+        Asked::Own(own) => own,
+    };
+    let why = match own {
+        Verb::Mcp { seat: Some(given) } if given != seat => {
+            return Err(PolicyError::Actor {
+                seat: seat.to_owned(),
+                given,
+                flag: "--seat",
+            }
+            .into());
+        }
+        Verb::Mcp { .. } => return Ok(None),
+        Verb::Demo => "builds a scratch checkout for whoever runs it; run it on your own machine",
+        Verb::Completions { .. } | Verb::Man { .. } => {
+            "prints for the machine that runs it; run it where mosaic-queue is installed"
+        }
+        Verb::Gate(_) => "is what this key already runs; send the verb itself",
+        Verb::Board { .. } => {
+            "serves web pages on the queue host's loopback; run it there and reach it with ssh -L"
+        }
+        other => unreachable!("a request, not a face's own verb: {}", other.name()),
+    };
+    Err(PolicyError::Local {
+        verb: own.name(),
+        why,
+    }
+    .into())
 }
 
 /// The command the remote side sent, split and classified; the key's seat checked first. A
 /// refusal comes with whether the line asked for `--json`, told from the words read before
-/// it stopped (`words::before_stop`), so its error document is printed as asked.
-fn read_request(seat: &str) -> Result<Request, (GateError, bool)> {
+/// it stopped (`lexer::before_stop`), so its error document is printed as asked.
+fn read_sent(seat: &str) -> Result<Sent, (GateError, bool)> {
     let line = match std::env::var_os("SSH_ORIGINAL_COMMAND") {
         None => Ok(String::new()),
         // Told apart by its words with each byte that is not UTF-8 read as U+FFFD.
@@ -75,13 +120,13 @@ fn read_request(seat: &str) -> Result<Request, (GateError, bool)> {
             .map_err(|v| v.to_string_lossy().into_owned()),
     };
     let json = match &line {
-        Ok(text) | Err(text) => words::asks_json(&words::before_stop(text)),
+        Ok(text) | Err(text) => lexer::asks_json(&lexer::before_stop(text)),
     };
     let refused = |e: GateError| (e, json);
     mosaic_queue_core::check_seat(seat).map_err(|_| refused(GateError::Seat(seat.to_owned())))?;
     let line = line.map_err(|_| refused(GateError::NotText))?;
-    let words = words::split(&line).map_err(|e| refused(e.into()))?;
-    request::classify(words).map_err(refused)
+    let words = lexer::split(&line).map_err(|e| refused(e.into()))?;
+    classify::classify(words).map_err(refused)
 }
 
 /// Changes to `root` (when the line names one); the working directory the verbs run in.
@@ -96,19 +141,16 @@ fn enter(root: Option<&Path>) -> Result<PathBuf, GateError> {
     std::env::current_dir().map_err(|e| failed(Path::new("."), e))
 }
 
-/// Runs one verb as the CLI's `main` does, the MCP server for `mcp`.
-fn verb(cli: cli::Cli, seat: &str) -> i32 {
-    let mut printed = Printed::new(cli.json);
-    let (name, change) = (cli.verb.name(), cli.verb.is_change());
-    let result = match cli.verb {
-        Verb::Mcp { .. } => mcp::serve_stdio(Some(seat.to_owned())),
-        _ => cli::run(cli, &mut printed),
-    };
+/// Runs one request through the engine under the key's policy, printed as the CLI prints.
+fn verb(request: engine::Request, json: bool, policy: &Policy) -> i32 {
+    let mut printed = Printed::new(json);
+    let (name, change) = (request.name(), request.is_change());
+    let result = engine::run(request, policy, &mut printed);
     finish(printed, name, change, result)
 }
 
 /// The failure's line on stderr, the `--json` document on stdout; the exit code.
-fn finish(printed: Printed, name: &str, change: bool, result: Replied) -> i32 {
+pub fn finish(printed: Printed, name: &str, change: bool, result: Replied) -> i32 {
     if let Err(f) = &result {
         warn(&format!("mosaic-queue: {}", f.message));
     }
@@ -126,3 +168,6 @@ fn help(text: &str) -> i32 {
     let result = printed.text(text);
     finish(printed, "help", false, result)
 }
+
+#[cfg(test)]
+mod tests;

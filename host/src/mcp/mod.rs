@@ -1,22 +1,22 @@
 //! `mosaic-queue mcp --seat SEAT`: the queue as an MCP server on stdio for one seat, fixed
-//! for the server's life. Each tool call runs the CLI verb it names, in this process, through
-//! the CLI's own parser and dispatcher (`run`), so there is no second write path; between
-//! calls the server holds no lock and no queue state. docs/mcp.md has the tools and bounds.
+//! for the server's life. Each tool call's arguments become the engine's request (`call`),
+//! run in this process under the server's policy (`verb`), its document paged (`paging`);
+//! between calls the server holds no lock and no queue state. docs/mcp.md has the tools.
 
-mod argv;
 mod batch;
-pub mod bound;
+mod call;
+mod in_flight;
 mod json_text;
 mod message;
 mod numbers;
 mod output;
+pub mod paging;
 mod refused;
 pub mod renew;
-pub mod run;
-mod running;
 mod server;
 pub mod tools;
 pub mod transport;
+mod verb;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +26,8 @@ use tokio_util::sync::CancellationToken;
 
 use rmcp::service::ServerInitializeError;
 
-use self::running::Running;
+use self::in_flight::Running;
+use crate::engine::Policy;
 use crate::reply::{Failure, Replied};
 use crate::store::{lock, session};
 
@@ -38,13 +39,13 @@ const FINISH: Duration = Duration::from_secs(35);
 /// directory outside a checkout, before serving stdin and stdout. A refused start answers
 /// the client's first request with its line too (`refused.rs`), since a client shows that
 /// where it shows nothing of stderr.
-pub fn serve_stdio(seat: Option<String>) -> Replied {
+pub fn serve_stdio(seat: Option<String>, policy: Policy) -> Replied {
     let checked = seat_of(seat).and_then(|seat| {
         session::locate()?;
         Ok(seat)
     });
     match checked {
-        Ok(seat) => serve(&seat, tokio::io::stdin(), tokio::io::stdout()),
+        Ok(seat) => serve(&seat, policy, tokio::io::stdin(), tokio::io::stdout()),
         Err(f) => Err(refused::answer(f, tokio::io::stdin(), tokio::io::stdout())),
     }
 }
@@ -60,7 +61,7 @@ pub fn seat_of(seat: Option<String>) -> Result<String, Failure> {
 /// Serves MCP for `seat` on `input` and `output` until input ends (exit 0), on a runtime of
 /// one thread; the verbs run on its blocking pool. What the OpenSSH gate runs too. A call that
 /// leaves a lock of this process behind ends the server once it has answered (exit 1).
-pub fn serve<R, W>(seat: &str, input: R, output: W) -> Replied
+pub fn serve<R, W>(seat: &str, policy: Policy, input: R, output: W) -> Replied
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -75,7 +76,7 @@ where
         // The seat's claims are renewed while the server runs, and no longer.
         let renewing = tokio::spawn(renew::run(seat.to_owned(), closing.clone()));
         let transport = transport::Lines::new(input, output, closing.clone());
-        let handler = server::Server::new(seat, closing.clone(), running.clone());
+        let handler = server::Server::new(seat, policy.clone(), closing.clone(), running.clone());
         let served = loop {
             match rmcp::serve_server(handler.clone(), transport.clone()).await {
                 Ok(running) => {

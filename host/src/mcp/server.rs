@@ -17,13 +17,14 @@ use rmcp::{RoleServer, ServerHandler};
 use rustix::event::{EventfdFlags, eventfd};
 use tokio_util::sync::CancellationToken;
 
-use super::argv::{self, Call};
-use super::bound;
+use super::call::{self, Call};
+use super::in_flight::Running;
 use super::message::NumberTexts;
 use super::numbers;
-use super::run;
-use super::running::Running;
+use super::paging;
 use super::tools;
+use super::verb;
+use crate::engine::Policy;
 use crate::reply::Failure;
 use crate::reply::Finished;
 use crate::store::{lock, watch};
@@ -33,6 +34,8 @@ use crate::store::{lock, watch};
 #[derive(Clone)]
 pub struct Server {
     seat: String,
+    /// What each call may do: everything, or a remote seat's key's limits.
+    policy: Policy,
     tools: Vec<Tool>,
     /// Fired when input ends, or to end the server: every wait still running stops and
     /// nothing more is read.
@@ -68,8 +71,14 @@ impl Drop for WaitSlot {
 }
 
 impl Server {
-    pub fn new(seat: &str, closing: CancellationToken, running: Arc<Running>) -> Server {
+    pub fn new(
+        seat: &str,
+        policy: Policy,
+        closing: CancellationToken,
+        running: Arc<Running>,
+    ) -> Server {
         Server {
+            policy,
             seat: seat.to_owned(),
             tools: tools::tools(seat),
             closing,
@@ -81,12 +90,12 @@ impl Server {
     /// Runs the call's verb off the runtime's thread; a wait also ends when `cancelled` fires
     /// or input ends.
     async fn run(&self, call: &Call, cancelled: &CancellationToken) -> Result<Finished, Failure> {
-        let argv = call.argv.clone();
+        let (request, policy) = (call.request.clone(), self.policy.clone());
         let entered = self.running.enter();
         if !call.waits {
             return tokio::task::spawn_blocking(move || {
                 let _entered = entered;
-                run::run(&argv)
+                verb::run(request, &policy)
             })
             .await
             .map_err(|e| Failure::failed(format!("the verb did not finish: {e}")));
@@ -98,7 +107,7 @@ impl Server {
         let inner = stop.clone();
         let mut job = tokio::task::spawn_blocking(move || {
             let _entered = entered;
-            watch::stoppable(inner, || run::run(&argv))
+            watch::stoppable(inner, || verb::run(request, &policy))
         });
         let done = tokio::select! {
             done = &mut job => Some(done),
@@ -126,15 +135,15 @@ fn fire(stop: &OwnedFd) {
 /// warnings go where the CLI's go, to stderr (an MCP client keeps the server's as its log).
 fn answer(ran: &Finished, call: &Call) -> CallToolResult {
     for line in &ran.warnings {
-        crate::cli::output::warn(line);
+        crate::command::output::warn(line);
     }
     let command = command_line(&call.argv);
     let shape = if ran.exit == 0 {
         &call.shape
     } else {
-        &bound::Shape::whole()
+        &paging::Shape::whole()
     };
-    match bound::fit(&ran.document, shape, &command) {
+    match paging::fit(&ran.document, shape, &command) {
         Ok(doc) if ran.exit == 0 => CallToolResult::success(vec![ContentBlock::text(doc)]),
         Ok(doc) => CallToolResult::error(vec![ContentBlock::text(doc)]),
         Err(f) => refusal(&f),
@@ -169,7 +178,9 @@ fn quoted(word: &str) -> String {
 
 /// A refusal the server makes itself, as the CLI's `--json` error document.
 fn refusal(f: &Failure) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(json_text(&run::error_document(f)))])
+    CallToolResult::error(vec![ContentBlock::text(json_text(&verb::error_document(
+        f,
+    )))])
 }
 
 fn json_text(doc: &str) -> String {
@@ -180,7 +191,7 @@ fn json_text(doc: &str) -> String {
 fn instructions(seat: &str) -> String {
     let mut text = format!(
         "The team's work queue, for seat {seat}: every tool acts as {seat}. Call orient first. Each answer is the CLI's --json document (minified, at most {} bytes: long arrays are paged); a refusal is a tool error carrying {{\"error\":{{exit,kind,message,next,retryable}}}}. A change's op is the CLI's --op.\nRules:\n",
-        bound::MAX_ANSWER
+        paging::MAX_ANSWER
     );
     for rule in crate::read::prime::rules(seat) {
         text.push_str("- ");
@@ -222,7 +233,7 @@ impl ServerHandler for Server {
         {
             return Ok(refusal(&f).into());
         }
-        let call = match argv::call(&self.seat, &request.name, args) {
+        let call = match call::call(&self.seat, &request.name, args) {
             None => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool {:?}; tools/list names them", request.name),

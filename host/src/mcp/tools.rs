@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use crate::read::prime::Reach;
 
-/// The longest `wait` a call may ask for, in seconds; also what a `wait` without a timeout
-/// gets. A client that wants longer calls again.
-pub const MAX_WAIT_SECS: u32 = 600;
+/// The longest wait one call may ask for, in seconds (the engine's bound on a remote wait).
+pub use crate::engine::MAX_WAIT_SECS;
 
 /// Whether `seat` may add and assign rows: the lead and the privileged people.
 pub fn may_add(seat: &str) -> bool {

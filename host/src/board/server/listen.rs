@@ -9,8 +9,8 @@ use thiserror::Error;
 use crate::exit::Exit;
 use crate::reply::Failure;
 
-/// Where the board listens when `--listen` is not given.
-pub const DEFAULT: &str = "127.0.0.1:7461";
+/// Where the board listens when `--listen` is not given (the command line's default).
+pub const DEFAULT: &str = crate::command::grammar::BOARD_LISTEN;
 
 /// Why the board did not start.
 #[derive(Debug, Error)]

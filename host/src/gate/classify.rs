@@ -8,12 +8,12 @@ use std::ffi::OsString;
 use clap::error::ErrorKind;
 
 use super::error::GateError;
-use crate::cli::{Cli, help, usage};
+use crate::command::{Cli, help, usage};
 use crate::reply::Failure;
 
 /// A command the gate may run, once the policy has judged it.
 #[derive(Debug)]
-pub enum Request {
+pub enum Sent {
     /// No command at all: what `ssh -T HOST` sends, and what an MCP client starts.
     Mcp,
     /// The words parsed as `mosaic-queue WORDS...`.
@@ -35,9 +35,9 @@ fn is_verb(word: &str) -> bool {
 }
 
 /// Classifies `words` (split from `SSH_ORIGINAL_COMMAND`).
-pub fn classify(mut words: Vec<String>) -> Result<Request, GateError> {
+pub fn classify(mut words: Vec<String>) -> Result<Sent, GateError> {
     if words.is_empty() {
-        return Ok(Request::Mcp);
+        return Ok(Sent::Mcp);
     }
     if words[0] == "mosaic-queue" {
         words.remove(0);
@@ -46,35 +46,35 @@ pub fn classify(mut words: Vec<String>) -> Result<Request, GateError> {
         Some(first) if !is_verb(first) => return Err(GateError::Program(first.clone())),
         _ => {}
     }
-    let json = super::words::asks_json(&words);
+    let json = super::lexer::asks_json(&words);
     let argv: Vec<OsString> = std::iter::once(String::from("mosaic-queue"))
         .chain(words)
         .map(OsString::from)
         .collect();
     Ok(match help::parse_from(&argv) {
-        Ok(cli) => Request::Verb(Box::new(cli)),
+        Ok(cli) => Sent::Verb(Box::new(cli)),
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            Request::Help(e.render().to_string())
+            Sent::Help(e.render().to_string())
         }
-        Err(e) => Request::Refused(usage::failure(&e, &argv), json),
+        Err(e) => Sent::Refused(usage::failure(&e, &argv), json),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Verb;
+    use crate::command::Verb;
 
     fn words(line: &str) -> Vec<String> {
-        super::super::words::split(line).unwrap()
+        super::super::lexer::split(line).unwrap()
     }
 
     #[test]
     fn no_command_is_the_mcp_server_and_mcp_is_a_verb() {
-        assert!(matches!(classify(words("")), Ok(Request::Mcp)));
+        assert!(matches!(classify(words("")), Ok(Sent::Mcp)));
         for line in ["mcp", "mosaic-queue mcp", "mcp --seat darkwing"] {
             match classify(words(line)) {
-                Ok(Request::Verb(cli)) => assert!(matches!(cli.verb, Verb::Mcp { .. }), "{line}"),
+                Ok(Sent::Verb(cli)) => assert!(matches!(cli.verb, Verb::Mcp { .. }), "{line}"),
                 other => panic!("{line}: {other:?}"),
             }
         }
@@ -109,10 +109,7 @@ mod tests {
     #[test]
     fn the_parser_answers_help_and_usage_slips() {
         for line in ["--help", "list --help", "--version"] {
-            assert!(
-                matches!(classify(words(line)), Ok(Request::Help(_))),
-                "{line}"
-            );
+            assert!(matches!(classify(words(line)), Ok(Sent::Help(_))), "{line}");
         }
         for (line, json, exit) in [
             ("list --bogus", false, 4),
@@ -121,15 +118,12 @@ mod tests {
             ("show 99999999999999999999", false, 2),
         ] {
             match classify(words(line)) {
-                Ok(Request::Refused(f, j)) => {
+                Ok(Sent::Refused(f, j)) => {
                     assert_eq!((j, f.exit.code()), (json, exit), "{line}")
                 }
                 other => panic!("{line}: {other:?}"),
             }
         }
-        assert!(matches!(
-            classify(words("--json list")),
-            Ok(Request::Verb(_))
-        ));
+        assert!(matches!(classify(words("--json list")), Ok(Sent::Verb(_))));
     }
 }

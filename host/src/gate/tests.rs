@@ -1,21 +1,30 @@
-//! The policy on commands parsed by the CLI's own parser, with a checkout that holds the
-//! files `manifest.txt` and `docs/plans/queue.json` and nothing else.
+//! The key's policy on commands as the gate reads them (lexed, parsed by the command line's
+//! grammar, translated into requests), in a checkout that holds the files `manifest.txt` and
+//! `docs/plans/queue.json` and nothing else.
+
+use std::sync::OnceLock;
 
 use super::*;
-use crate::cli::help;
+use crate::command::help;
 
-fn names_file(value: &str) -> bool {
-    matches!(
-        value,
-        "manifest.txt" | "docs/plans/queue.json" | "./manifest.txt"
-    )
+/// The checkout the judged commands' paths start from, made once for the tests.
+fn root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("gate-judge-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("docs/plans")).unwrap();
+        std::fs::write(dir.join("manifest.txt"), "x").unwrap();
+        std::fs::write(dir.join("docs/plans/queue.json"), "{}").unwrap();
+        dir
+    })
 }
 
 fn judge(seat: &str, line: &str) -> Result<(), GateError> {
-    let words = super::super::words::split(line).unwrap();
+    let words = super::lexer::split(line).unwrap();
     let cli = help::parse_from(std::iter::once("mosaic-queue".to_owned()).chain(words))
         .unwrap_or_else(|e| panic!("{line}: {e}"));
-    check(seat, &cli, &names_file)
+    let policy = Policy::remote(seat.to_owned(), root().to_owned());
+    super::judge(seat, cli.verb, &policy).map(drop)
 }
 
 fn refused(seat: &str, line: &str) -> (&'static str, String) {

@@ -8,6 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::values::number;
 
+/// Where the board listens when `--listen` is not given: loopback, on a port of its own.
+pub const BOARD_LISTEN: &str = "127.0.0.1:7461";
+
 /// The shells `completions` writes a script for.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Shell {
@@ -518,7 +521,7 @@ pub enum Verb {
     Board {
         /// The loopback address and port to listen on (127.0.0.1 or [::1]; port 0 picks a
         /// free one); any other address is refused
-        #[arg(long, value_name = "IP:PORT", default_value = crate::board::server::listen::DEFAULT)]
+        #[arg(long, value_name = "IP:PORT", default_value = BOARD_LISTEN)]
         listen: String,
     },
     /// The forced command of a seat's key in authorized_keys: runs the MCP server or the one
@@ -528,7 +531,7 @@ pub enum Verb {
     #[command(
         after_help = "Examples (the command of a key's authorized_keys line; what the key's owner sends):\n  mosaic-queue gate --seat darkwing --root /srv/mosaic/stack\n  SSH_ORIGINAL_COMMAND='list --json' mosaic-queue gate --seat darkwing --root /srv/mosaic/stack"
     )]
-    Gate(crate::gate::args::GateArgs),
+    Gate(super::gate_args::GateArgs),
     /// Print a shell completion script for bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  mosaic-queue completions bash > ~/.local/share/bash-completion/completions/mosaic-queue\n  mosaic-queue completions zsh > ~/.zfunc/_mosaic-queue"

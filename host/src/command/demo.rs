@@ -4,9 +4,10 @@
 
 use clap::Parser;
 
-use super::args;
 use super::grammar::{Cli, Verb};
+use super::translate::{Asked, translate};
 use crate::change::{change_in, take_in};
+use crate::engine;
 use crate::read::explain::next_explained_in;
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::Paths;
@@ -27,7 +28,10 @@ pub fn run_step(paths: &Paths, line: &str, reply: &mut dyn Reply) -> Replied {
                 .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
             return take_in(paths, &change.op, &by, reply);
         }
-        verb => args::command(verb)?,
+        verb => match translate(verb) {
+            Asked::Request(request) => engine::change_command(request)?,
+            Asked::Own(_) => return Err(Failure::usage("a demo step is no change")),
+        },
     };
     check_op(&change.op)?;
     // Each step names its actor; MOSAIC_AGENT_NAME in the caller's environment plays no part.
@@ -86,7 +90,10 @@ mod tests {
             let argv = std::iter::once(String::from("mosaic-queue")).chain(words(step));
             let cli = Cli::try_parse_from(argv).unwrap();
             if !matches!(cli.verb, Verb::Next { .. } | Verb::Take { .. }) {
-                args::command(cli.verb).unwrap();
+                let Asked::Request(request) = translate(cli.verb) else {
+                    panic!("{step}: a face's own verb");
+                };
+                engine::change_command(request).unwrap();
             }
         }
     }
