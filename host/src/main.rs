@@ -36,8 +36,7 @@ fn main() {
             // One line whether or not --json was asked for: a refused value exits 2, a slip
             // of shape 4 (command/usage.rs).
             let failure = usage::failure(&e, &argv);
-            warn(&format!("mosaic-queue: {}", failure.message));
-            std::process::exit(Printed::new(json).finish("", false, &Err(failure)));
+            std::process::exit(Printed::new(json).end("", false, &Err(failure)));
         }
     };
     let mut printed = Printed::new(parsed.json);
@@ -52,13 +51,10 @@ fn main() {
             Gated::Exit(code) => std::process::exit(code),
             Gated::Serve { seat, policy, json } => {
                 let served = mcp::serve_stdio(Some(seat), policy);
-                std::process::exit(gate::finish(Printed::new(json), "mcp", false, served))
+                std::process::exit(Printed::new(json).end("mcp", false, &served))
             }
         },
         _ => cli::run(parsed, &mut printed),
     };
-    if let Err(f) = &result {
-        warn(&format!("mosaic-queue: {}", f.message));
-    }
-    std::process::exit(printed.finish(verb, change, &result));
+    std::process::exit(printed.end(verb, change, &result));
 }

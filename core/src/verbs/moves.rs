@@ -92,6 +92,19 @@ pub(super) fn move_row(
         _ => a.reason.as_deref(),
     };
     state.set_move_reason(a.id, reason);
+    describe(out, a, from, rounds, requested_on);
+    Ok(())
+}
+
+/// The entry's description: `move ID FROM -> TO`, the round moved into review, the issue a
+/// request goes to, and the lease.
+fn describe(
+    out: &mut String,
+    a: &MoveArgs,
+    from: Status,
+    rounds: usize,
+    requested_on: Option<u64>,
+) {
     out.push_str("move ");
     push_number(out, a.id);
     out.push(' ');
@@ -107,7 +120,6 @@ pub(super) fn move_row(
         push_number(out, issue);
     }
     coord::push_lease(out, a.lease);
-    Ok(())
 }
 
 /// The flags a move carries, each only where it applies: a reason that is table text, a

@@ -19,6 +19,15 @@ impl Printed {
         }
     }
 
+    /// Ends the command as every face that prints ends it: the failure's line on stderr, then
+    /// `finish`; returns the exit code.
+    pub fn end(self, verb: &str, change: bool, result: &Replied) -> i32 {
+        if let Err(f) = result {
+            warn(&format!("mosaic-queue: {}", f.message));
+        }
+        self.finish(verb, change, result)
+    }
+
     /// Ends the command: with `--json` prints its one document; returns the exit code. `verb`
     /// is the command's name, `change` whether it writes log entries (its receipt is the
     /// document). The failure's line is the caller's to print, before this.

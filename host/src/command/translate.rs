@@ -49,65 +49,16 @@ pub fn translate(verb: Verb) -> Asked {
             change: change(flags),
         },
         Verb::Heartbeat { by } => Request::Heartbeat { by },
-        Verb::Add {
-            piece,
-            owner,
-            issues,
-            gate,
-            reviewers,
-            brief,
-            note,
-            status,
-            after,
-            change: flags,
-        } => Request::Add {
-            row: NewRowText {
-                piece,
-                owner,
-                issues,
-                gate,
-                reviewers,
-                brief,
-                note,
-                status,
-                after,
-            },
-            change: change(flags),
-        },
-        Verb::Move {
-            id,
-            status,
-            reason,
-            candidate,
-            manifest_text,
-            manifest_stdin,
-            issue,
-            evidence,
-            lease,
-            change: flags,
-        } => {
-            let candidate = match (candidate, manifest_text) {
-                (Some(given), _) => Some(Candidate::Named(given)),
-                (None, Some(text)) => Some(Candidate::Text {
-                    from: "--manifest-text",
-                    text,
-                }),
-                (None, None) if manifest_stdin => Some(Candidate::Stdin),
-                (None, None) => None,
-            };
-            Request::Move {
-                moved: MoveText {
-                    id,
-                    status,
-                    reason,
-                    candidate,
-                    issue,
-                    evidence,
-                    lease,
-                },
-                change: change(flags),
-            }
-        }
+        Verb::Review { verb } => Request::Review(review(verb)),
+        other => return changes(other),
+    })
+}
+
+/// The plain changes: add, move, release, assign, note, set, lease-default, reclaim.
+fn changes(verb: Verb) -> Asked {
+    Asked::Request(match verb {
+        verb @ Verb::Add { .. } => added(verb),
+        verb @ Verb::Move { .. } => moved(verb),
         Verb::Release { id, change: flags } => Request::Release {
             id,
             change: change(flags),
@@ -159,7 +110,6 @@ pub fn translate(verb: Verb) -> Asked {
             reason,
             change: change(flags),
         },
-        Verb::Review { verb } => Request::Review(review(verb)),
         other => return others(other),
     })
 }
@@ -260,5 +210,78 @@ fn review(verb: ReviewVerb) -> Review {
             change: change(flags),
         },
         ReviewVerb::VerifyCommit { id, reference } => Review::VerifyCommit { id, reference },
+    }
+}
+
+/// `add`: its row as given.
+fn added(verb: Verb) -> Request {
+    let Verb::Add {
+        piece,
+        owner,
+        issues,
+        gate,
+        reviewers,
+        brief,
+        note,
+        status,
+        after,
+        change: flags,
+    } = verb
+    else {
+        unreachable!("added translates add only");
+    };
+    Request::Add {
+        row: NewRowText {
+            piece,
+            owner,
+            issues,
+            gate,
+            reviewers,
+            brief,
+            note,
+            status,
+            after,
+        },
+        change: change(flags),
+    }
+}
+
+/// `move`: its arguments, the candidate as given (a name, the manifest's text, or stdin).
+fn moved(verb: Verb) -> Request {
+    let Verb::Move {
+        id,
+        status,
+        reason,
+        candidate,
+        manifest_text,
+        manifest_stdin,
+        issue,
+        evidence,
+        lease,
+        change: flags,
+    } = verb
+    else {
+        unreachable!("moved translates move only");
+    };
+    let candidate = match (candidate, manifest_text) {
+        (Some(given), _) => Some(Candidate::Named(given)),
+        (None, Some(text)) => Some(Candidate::Text {
+            from: "--manifest-text",
+            text,
+        }),
+        (None, None) if manifest_stdin => Some(Candidate::Stdin),
+        (None, None) => None,
+    };
+    Request::Move {
+        moved: MoveText {
+            id,
+            status,
+            reason,
+            candidate,
+            issue,
+            evidence,
+            lease,
+        },
+        change: change(flags),
     }
 }

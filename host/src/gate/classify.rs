@@ -20,9 +20,8 @@ pub enum Sent {
     Verb(Box<Cli>),
     /// `--help` or `--version`: the parser's answer, printed as it is.
     Help(String),
-    /// Words the parser refused (an unknown flag, a value refused), as the CLI refuses them;
-    /// whether `--json` was asked for.
-    Refused(Failure, bool),
+    /// Words the parser refused (an unknown flag, a value refused), as the CLI refuses them.
+    Refused(Failure),
 }
 
 /// Whether `word` is a verb, or clap's `help`. No global flag takes a value, so the first word
@@ -46,7 +45,6 @@ pub fn classify(mut words: Vec<String>) -> Result<Sent, GateError> {
         Some(first) if !is_verb(first) => return Err(GateError::Program(first.clone())),
         _ => {}
     }
-    let json = super::lexer::asks_json(&words);
     let argv: Vec<OsString> = std::iter::once(String::from("mosaic-queue"))
         .chain(words)
         .map(OsString::from)
@@ -56,7 +54,7 @@ pub fn classify(mut words: Vec<String>) -> Result<Sent, GateError> {
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             Sent::Help(e.render().to_string())
         }
-        Err(e) => Sent::Refused(usage::failure(&e, &argv), json),
+        Err(e) => Sent::Refused(usage::failure(&e, &argv)),
     })
 }
 
@@ -111,16 +109,14 @@ mod tests {
         for line in ["--help", "list --help", "--version"] {
             assert!(matches!(classify(words(line)), Ok(Sent::Help(_))), "{line}");
         }
-        for (line, json, exit) in [
-            ("list --bogus", false, 4),
-            ("--json list --bogus", true, 4),
-            ("mosaic-queue", false, 4),
-            ("show 99999999999999999999", false, 2),
+        for (line, exit) in [
+            ("list --bogus", 4),
+            ("--json list --bogus", 4),
+            ("mosaic-queue", 4),
+            ("show 99999999999999999999", 2),
         ] {
             match classify(words(line)) {
-                Ok(Sent::Refused(f, j)) => {
-                    assert_eq!((j, f.exit.code()), (json, exit), "{line}")
-                }
+                Ok(Sent::Refused(f)) => assert_eq!(f.exit.code(), exit, "{line}"),
                 other => panic!("{line}: {other:?}"),
             }
         }

@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use self::classify::Sent;
 use self::error::GateError;
 use crate::command::gate_args::GateArgs;
-use crate::command::output::{Printed, warn};
+use crate::command::output::Printed;
 use crate::command::{Asked, Verb, translate};
 use crate::engine::{self, Policy, PolicyError};
-use crate::reply::{Failure, Replied, Reply};
+use crate::reply::{Failure, Reply};
 
 /// What the gate leaves the binary to do.
 pub enum Gated {
@@ -37,17 +37,14 @@ pub enum Gated {
 
 /// Runs the command the remote side sent, as `args` allow.
 pub fn run(args: &GateArgs) -> Gated {
-    let sent = match read_sent(&args.seat) {
-        Ok(sent) => sent,
-        Err((e, json)) => return Gated::Exit(refuse(e.into(), json)),
-    };
+    let (sent, json) = read_sent(&args.seat);
     let cli = match sent {
-        Sent::Help(text) => return Gated::Exit(help(&text)),
-        Sent::Refused(failure, json) => return Gated::Exit(refuse(failure, json)),
-        Sent::Verb(cli) => Some(cli),
-        Sent::Mcp => None,
+        Err(e) => return Gated::Exit(refuse(e.into(), json)),
+        Ok(Sent::Help(text)) => return Gated::Exit(help(&text)),
+        Ok(Sent::Refused(failure)) => return Gated::Exit(refuse(failure, json)),
+        Ok(Sent::Verb(cli)) => Some(cli),
+        Ok(Sent::Mcp) => None,
     };
-    let json = cli.as_ref().is_some_and(|cli| cli.json);
     let policy = match enter(args.root.as_deref()) {
         Ok(root) => Policy::remote(args.seat.clone(), root),
         Err(e) => return Gated::Exit(refuse(e.into(), json)),
@@ -108,10 +105,11 @@ fn judge(seat: &str, verb: Verb, policy: &Policy) -> Result<Option<engine::Reque
     .into())
 }
 
-/// The command the remote side sent, split and classified; the key's seat checked first. A
-/// refusal comes with whether the line asked for `--json`, told from the words read before
-/// it stopped (`lexer::before_stop`), so its error document is printed as asked.
-fn read_sent(seat: &str) -> Result<Sent, (GateError, bool)> {
+/// The command the remote side sent, split and classified, the key's seat checked first; and
+/// whether the line asked for `--json`, told once from its words (those read before the split
+/// stopped, `lexer::before_stop`, for a line refused there), so every answer and refusal is
+/// printed as asked.
+fn read_sent(seat: &str) -> (Result<Sent, GateError>, bool) {
     let line = match std::env::var_os("SSH_ORIGINAL_COMMAND") {
         None => Ok(String::new()),
         // Told apart by its words with each byte that is not UTF-8 read as U+FFFD.
@@ -122,11 +120,12 @@ fn read_sent(seat: &str) -> Result<Sent, (GateError, bool)> {
     let json = match &line {
         Ok(text) | Err(text) => lexer::asks_json(&lexer::before_stop(text)),
     };
-    let refused = |e: GateError| (e, json);
-    mosaic_queue_core::check_seat(seat).map_err(|_| refused(GateError::Seat(seat.to_owned())))?;
-    let line = line.map_err(|_| refused(GateError::NotText))?;
-    let words = lexer::split(&line).map_err(|e| refused(e.into()))?;
-    classify::classify(words).map_err(refused)
+    let sent = || {
+        mosaic_queue_core::check_seat(seat).map_err(|_| GateError::Seat(seat.to_owned()))?;
+        let line = line.map_err(|_| GateError::NotText)?;
+        classify::classify(lexer::split(&line)?)
+    };
+    (sent(), json)
 }
 
 /// Changes to `root` (when the line names one); the working directory the verbs run in.
@@ -146,27 +145,19 @@ fn verb(request: engine::Request, json: bool, policy: &Policy) -> i32 {
     let mut printed = Printed::new(json);
     let (name, change) = (request.name(), request.is_change());
     let result = engine::run(request, policy, &mut printed);
-    finish(printed, name, change, result)
-}
-
-/// The failure's line on stderr, the `--json` document on stdout; the exit code.
-pub fn finish(printed: Printed, name: &str, change: bool, result: Replied) -> i32 {
-    if let Err(f) = &result {
-        warn(&format!("mosaic-queue: {}", f.message));
-    }
-    printed.finish(name, change, &result)
+    printed.end(name, change, &result)
 }
 
 /// Ends a command the gate refused: nothing was read or written.
 fn refuse(failure: Failure, json: bool) -> i32 {
-    finish(Printed::new(json), "", false, Err(failure))
+    Printed::new(json).end("", false, &Err(failure))
 }
 
 /// Help or the version, asked for: on stdout, exit 0 (or 1 when stdout cannot take it).
 fn help(text: &str) -> i32 {
     let mut printed = Printed::new(false);
     let result = printed.text(text);
-    finish(printed, "help", false, result)
+    printed.end("help", false, &result)
 }
 
 #[cfg(test)]

@@ -354,46 +354,7 @@ fn change(seat: &str, c: Change) -> Result<Call, Failure> {
     };
     let change = flags(&c.op, seat);
     let (argv, request) = match c.verb.as_str() {
-        "move" => {
-            let (id, status) = (id()?, need(c.status.as_ref(), "status")?);
-            let candidate = match (&c.candidate, &c.manifest) {
-                (Some(_), Some(_)) => {
-                    return Err(missing(
-                        "change",
-                        "move takes candidate or manifest, not both",
-                    ));
-                }
-                (Some(given), None) => Some(Candidate::Named(given.clone())),
-                (None, Some(text)) => Some(Candidate::Text {
-                    from: "--manifest-text",
-                    text: text.clone(),
-                }),
-                (None, None) => None,
-            };
-            let moved = MoveText {
-                id,
-                status: status.clone(),
-                reason: c.reason.clone(),
-                candidate,
-                issue: c.issue,
-                evidence: c.evidence.clone(),
-                lease: c
-                    .lease
-                    .as_deref()
-                    .map(|l| lease("--lease", l))
-                    .transpose()?,
-            };
-            let argv = Argv::new(&["move"])
-                .opt("reason", c.reason.as_ref())
-                .opt("candidate", c.candidate.as_ref())
-                .opt("manifest-text", c.manifest.as_ref())
-                .opt("issue", c.issue)
-                .opt("evidence", c.evidence.as_ref())
-                .opt("lease", c.lease.as_ref())
-                .arg(Some(id))
-                .arg(Some(status));
-            (argv, Request::Move { moved, change })
-        }
+        "move" => moved(&c, change)?,
         "release" => {
             let id = id()?;
             let argv = Argv::new(&["release"]).arg(Some(id));
@@ -461,6 +422,53 @@ fn change(seat: &str, c: Change) -> Result<Call, Failure> {
         }
     };
     Ok(argv.change(&c.op, seat).call(request, Shape::whole()))
+}
+
+/// `change`'s `move`: a candidate by name or the manifest's text, not both.
+fn moved(c: &Change, change: Flags) -> Result<(Argv, Request), Failure> {
+    let need = |v: Option<&String>, what: &str| {
+        v.cloned()
+            .ok_or_else(|| missing("change", &format!("move needs {what}")))
+    };
+    let id = c.id.ok_or_else(|| missing("change", "move needs id"));
+    let (id, status) = (id?, need(c.status.as_ref(), "status")?);
+    let candidate = match (&c.candidate, &c.manifest) {
+        (Some(_), Some(_)) => {
+            return Err(missing(
+                "change",
+                "move takes candidate or manifest, not both",
+            ));
+        }
+        (Some(given), None) => Some(Candidate::Named(given.clone())),
+        (None, Some(text)) => Some(Candidate::Text {
+            from: "--manifest-text",
+            text: text.clone(),
+        }),
+        (None, None) => None,
+    };
+    let moved = MoveText {
+        id,
+        status: status.clone(),
+        reason: c.reason.clone(),
+        candidate,
+        issue: c.issue,
+        evidence: c.evidence.clone(),
+        lease: c
+            .lease
+            .as_deref()
+            .map(|l| lease("--lease", l))
+            .transpose()?,
+    };
+    let argv = Argv::new(&["move"])
+        .opt("reason", c.reason.as_ref())
+        .opt("candidate", c.candidate.as_ref())
+        .opt("manifest-text", c.manifest.as_ref())
+        .opt("issue", c.issue)
+        .opt("evidence", c.evidence.as_ref())
+        .opt("lease", c.lease.as_ref())
+        .arg(Some(id))
+        .arg(Some(status));
+    Ok((argv, Request::Move { moved, change }))
 }
 
 /// `change`'s `add`: the comma lists split as the command line splits them, the status
