@@ -17,7 +17,6 @@ pub mod crash;
 pub mod hook;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod memory;
-#[cfg(feature = "fault-injection")]
 pub mod seams;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod trace;
@@ -377,7 +376,7 @@ pub trait Io {
         false
     }
     /// A named step of a write, between two calls: the recording layer marks it, and the
-    /// fault-injection build's kill point may stop the process there (`seam::step`).
+    /// fault-injection build's kill point may stop the process there (`seams::step`).
     fn step(&self, name: &str) {
         let _ = name;
     }
@@ -391,7 +390,7 @@ pub struct RealIo;
 impl RealIo {
     fn sys(&self) -> Sys {
         Sys {
-            hook: crate::seam::io_hook(),
+            hook: seams::io_hook(),
         }
     }
 }
@@ -437,7 +436,7 @@ impl Io for RealIo {
         self.sys().is_dir(path)
     }
     fn step(&self, name: &str) {
-        crate::seam::step(name);
+        seams::step(name);
     }
 }
 

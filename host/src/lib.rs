@@ -21,6 +21,8 @@ pub mod gate;
 pub mod git;
 pub mod gitea;
 pub mod guard;
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod in_memory;
 pub mod input;
 pub mod io;
 pub mod mcp;
@@ -30,7 +32,6 @@ pub mod remote;
 pub mod reply;
 pub mod review;
 pub mod sandbox;
-pub mod seam;
 pub mod snapshot;
 pub mod store;
 pub mod values;
