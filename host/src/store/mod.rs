@@ -5,11 +5,11 @@
 pub mod archive;
 pub mod archived;
 pub mod cut;
+pub mod file_verbs;
 pub mod guard;
 pub mod heartbeat;
 pub mod lock;
 pub mod session;
-pub mod upkeep;
 pub mod view;
 pub mod watch;
 pub mod world;
