@@ -11,7 +11,7 @@ use crate::change::genesis::genesis_in;
 use crate::checkout;
 use crate::checkout::Paths;
 use crate::guard::install_hook_in;
-use crate::input::read_queue_md;
+use crate::named_files::read_queue_md;
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::session;
 

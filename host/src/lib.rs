@@ -23,9 +23,9 @@ pub mod gitea;
 pub mod guard;
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod in_memory;
-pub mod input;
 pub mod io;
 pub mod mcp;
+pub mod named_files;
 pub mod read;
 pub mod recovery;
 pub mod remote;
