@@ -2,10 +2,11 @@
 //! facts about the world come in as arguments; decisions, new bytes and receipts come out.
 //! The native CLI, the wasm build and the Node package all call this crate.
 //!
-//! Every module is private and the face is this file: the types and functions callers name
-//! are re-exported at the root, and a few families whose names only read well qualified
-//! (`markdown::body`, `migration::parse`, `pick::next`) have a small module of re-exports
-//! each. No module of the crate imports from this file.
+//! The face is this file: the types and functions callers name are re-exported at the root,
+//! and a few families whose names only read well qualified have a small module of re-exports
+//! each (`markdown::body`, `migration::parse`) or are a public module of their own
+//! (`pick::next`, `layout::appended`, `sandbox::decode`); every other module is private. No
+//! module of the crate imports from this file.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(unreachable_pub)]
@@ -40,11 +41,11 @@ mod rules;
 mod secret;
 mod time;
 
-// The state the verbs change: the dependency order, a claim's signs of life, `next`, the
-// replayed state, its render.
+// The state the verbs change: the dependency order, a claim's signs of life, `next` (public
+// as `pick`), the replayed state, its render.
 mod liveness;
-mod next;
 mod order;
+pub mod pick;
 mod render;
 mod state;
 mod waits;
@@ -56,16 +57,17 @@ mod replay;
 mod review;
 mod verbs;
 
-// The queue and what is built over it: cuts into epochs, QUEUE.md, snapshots, splices, the
-// migration map, the stale rows, the sandbox's wire format.
+// The queue and what is built over it: cuts into epochs, QUEUE.md, snapshots, splices (public
+// as `layout`), the migration map, the stale rows, the sandbox's wire format (public as
+// `sandbox`).
 mod cut;
+pub mod layout;
 mod map;
 mod queue;
+pub mod sandbox;
 mod snapshot;
-mod splice;
 mod stale;
 mod table;
-mod wire;
 
 pub use admission::{check_new_op, invisible, manifest_text, map_rows};
 pub use body::Body;
@@ -129,20 +131,6 @@ pub mod migration {
     pub use crate::map::{Drift, LineChange, Map, RowDrift, drift, parse};
 }
 
-/// Which row a seat should take next, why, and what `take` claims.
-pub mod pick {
-    pub use crate::next::{
-        Done, Explained, Pick, Why, explain, explain_with, next, next_with, take_pick,
-        take_pick_with,
-    };
-}
-
-/// Canonical bytes built from canonical bytes already written: where a top-level member's
-/// value lies, a head completed with a value, and a new file made mostly of the old one.
-pub mod layout {
-    pub use crate::splice::{Spliced, appended, complete_last, member_span};
-}
-
 /// A review request's comment: the marker that names its attempt, and the check of a comment
 /// that a resolve names.
 pub mod comment {
@@ -159,14 +147,6 @@ pub mod gitea {
     pub use crate::review::gitea::{
         CommentError, FetchedComment, IdSeen, fetched_comment, issue_of, posted_comment_id, quoted,
         user_login,
-    };
-}
-
-/// The sandbox module's answer as bytes: the one encoding between the wasm sandbox and the
-/// host that runs it.
-pub mod sandbox {
-    pub use crate::wire::{
-        Answer, Malformed, Reason, Refusal, decode, encode, pack_archives, unpack_archives,
     };
 }
 

@@ -20,7 +20,7 @@ use crate::epoch::{ArchiveInfo, EpochArgs};
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::file::{self, FORMAT_VERSION, QueueFile};
 use crate::model::{Round, Row, Witness};
-use crate::next;
+use crate::pick;
 use crate::render::{names_waiting_row, render_body_under};
 use crate::replay::replay;
 use crate::review;
@@ -236,10 +236,10 @@ impl Queue {
         at: &str,
     ) -> Result<Outcome, VerbError> {
         if let Command::Take(t) = cmd {
-            match next::take_pick_with(&self.state.rows, by, &t.heartbeats, at, !t.no_reclaim) {
-                next::Pick::Row(_) | next::Pick::Reclaim(_) => {}
-                next::Pick::Held(id) => return Ok(Outcome::NothingToTake { held: Some(id) }),
-                next::Pick::Nothing => return Ok(Outcome::NothingToTake { held: None }),
+            match pick::take_pick_with(&self.state.rows, by, &t.heartbeats, at, !t.no_reclaim) {
+                pick::Pick::Row(_) | pick::Pick::Reclaim(_) => {}
+                pick::Pick::Held(id) => return Ok(Outcome::NothingToTake { held: Some(id) }),
+                pick::Pick::Nothing => return Ok(Outcome::NothingToTake { held: None }),
             }
         }
         let rev = self.state.revision + 1;
@@ -441,7 +441,7 @@ impl Queue {
 
     /// The row `seat` should take next (see `docs/next.md`).
     pub fn next(&self, seat: &str) -> Option<&Row> {
-        next::next(&self.file.rows, seat)
+        pick::next(&self.file.rows, seat)
     }
 
     /// The witness a durable write of these bytes leaves; `file_sha` hashes `to_bytes()`.

@@ -8,7 +8,7 @@ use alloc::string::String;
 
 use crate::entry::{HARDENED_SEMANTICS, LEASE_SEMANTICS};
 use crate::model::{AttemptState, Round, Row, Status};
-use crate::next::Done;
+use crate::pick::Done;
 use crate::state::State;
 
 pub(crate) const HEADER: &str = "| # | Piece | Owner | Status | Gate | Issues | Note |";

@@ -13,7 +13,7 @@ use crate::entry::LEASE_SEMANTICS;
 use crate::epoch::{ArchiveArgs, EpochArgs, archived_in, archived_ranges, range_count};
 use crate::error::VerbError;
 use crate::model::{Row, Status};
-use crate::next::{Candidates, Pick};
+use crate::pick::{Candidates, Pick};
 use crate::waits::{Refused, Waits};
 
 /// The most rows one `set … after` of semantics 5 may join on each side: it is refused when
@@ -251,7 +251,7 @@ impl State {
             .ready(rows, pos)
     }
 
-    /// What `take` claims for `seat`: `next::take_pick` over the rows, from the index.
+    /// What `take` claims for `seat`: `pick::take_pick` over the rows, from the index.
     pub(crate) fn take_pick(&mut self, seat: &str) -> Pick {
         let (rows, index) = (&self.rows, &self.index);
         let candidates = self

@@ -9,7 +9,39 @@ use mosaic_queue_core::{Queue, State};
 use thiserror::Error;
 
 use crate::exit::Exit;
-use crate::store::Paths;
+
+/// The queue's files in a checkout.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub root: PathBuf,
+    pub git_dir: PathBuf,
+    pub plans: PathBuf,
+    pub queue_json: PathBuf,
+    pub queue_md: PathBuf,
+    /// `docs/plans/archive/`, where each cut's archive is written once.
+    pub archive: PathBuf,
+    pub witness: PathBuf,
+    pub lock: PathBuf,
+    pub gate: PathBuf,
+}
+
+impl Paths {
+    pub fn new(root: &Path) -> Paths {
+        let git_dir = root.join(".git");
+        let plans = root.join("docs/plans");
+        Paths {
+            root: root.to_path_buf(),
+            queue_json: plans.join("queue.json"),
+            queue_md: plans.join("QUEUE.md"),
+            archive: plans.join("archive"),
+            witness: git_dir.join("mosaic-queue.head"),
+            lock: git_dir.join("mosaic-queue.lock"),
+            gate: git_dir.join("mosaic-queue.unlock"),
+            plans,
+            git_dir,
+        }
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum CheckoutError {

@@ -10,7 +10,7 @@ pub fn now() -> String {
 
 /// Now in milliseconds since the Unix epoch (the fault-injection build may be told another).
 pub fn now_millis() -> i64 {
-    if let Some(ms) = crate::seam::now_millis() {
+    if let Some(ms) = crate::io::seams::now_millis() {
         return ms;
     }
     let since = SystemTime::now()

@@ -9,10 +9,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::change::genesis::genesis_in;
 use crate::checkout;
+use crate::checkout::Paths;
 use crate::guard::install_hook_in;
-use crate::input::read_queue_md;
+use crate::named_files::read_queue_md;
 use crate::reply::{Failure, Replied, Reply};
-use crate::store::Paths;
 use crate::store::session;
 
 /// The sample migration map's table: the rows the demo checkout starts from.

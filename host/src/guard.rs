@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::actor::actor;
 use crate::git;
-use crate::input::read_file;
+use crate::named_files::read_file;
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::session::{self, Kind};
 

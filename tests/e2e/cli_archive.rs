@@ -614,7 +614,7 @@ fn temps(repo: &Repo) -> Vec<String> {
 /// same op, which prints one receipt and leaves the archive and queue.json as an unbroken cut.
 #[test]
 fn a_cut_killed_at_each_step_recovers_with_unlock_and_its_retry() {
-    use mosaic_queue::seam::CUT_STEPS;
+    use mosaic_queue::io::seams::CUT_STEPS;
     let at = |s: &str| CUT_STEPS.iter().position(|w| *w == s).unwrap();
     for step in CUT_STEPS {
         let repo = Repo::new(&format!("archive-kill-{step}"));

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use mosaic_queue::seam::{CONFIRM_STEPS, CUT_STEPS, REQUEST_STEPS, WRITE_STEPS};
+use mosaic_queue::io::seams::{CONFIRM_STEPS, CUT_STEPS, REQUEST_STEPS, WRITE_STEPS};
 use support::{GENESIS_BODY, Repo};
 
 /// A change to kill: its arguments (without `--op`/`--by`), op id and receipt.
@@ -297,7 +297,7 @@ fn the_step_lists_are_the_codes_steps() {
 #[test]
 fn the_step_scan_sees_literal_and_formatted_steps() {
     let text = r#"
-        fn write(io: &dyn Io) { io.step("lock-taken"); seam::step("request-sending"); }
+        fn write(io: &dyn Io) { io.step("lock-taken"); seams::step("request-sending"); }
         fn replace(io: &dyn Io, bytes: &[u8], step: &str) {
             io.step(&format!("{step}-temp-written"));
             io.step(&format!("{step}-renamed"));

@@ -10,8 +10,8 @@ mod crash;
 
 use std::path::Path;
 
+use mosaic_queue::in_memory::Checkout;
 use mosaic_queue::io::trace::{Event, Op, Tracer};
-use mosaic_queue::store::memory::Checkout;
 use support::review::{OP, Review, to_review};
 use support::{Holder, Repo, ok, run_in};
 
@@ -232,7 +232,7 @@ fn binary_trace(repo: &Repo, args: &[&str]) -> Vec<String> {
 /// The in-memory run's trace: `run` in a process of `checkout` with a recording hook.
 fn memory_trace(
     checkout: &Checkout,
-    run: impl FnOnce(&mosaic_queue::store::memory::Process<'_>),
+    run: impl FnOnce(&mosaic_queue::in_memory::Process<'_>),
 ) -> Vec<String> {
     let tracer = Tracer::memory();
     run(&checkout.process(Some(&tracer)));

@@ -1,6 +1,8 @@
 //! The house reads bottom-up: no module file of the core, the host or the wasm crate imports,
-//! directly or through others, a module that imports it back; no file of a face's folder or the
-//! engine's imports from the `mod.rs` that declares it; and no face imports another. The graph comes from the source itself (support::house).
+//! directly or through others, a module that imports it back; the host's top-level modules form
+//! no cycle between them either; no file of a face's folder or the engine's imports from the
+//! `mod.rs` that declares it; and no face imports another. The graph comes from the source
+//! itself (support::house).
 
 use std::path::Path;
 
@@ -25,6 +27,18 @@ fn no_crate_has_an_import_cycle() {
             cycles.len()
         );
     }
+}
+
+/// The host's top-level modules (the folders and files directly under host/src) read
+/// bottom-up too: none imports, directly or through others, one that imports it back.
+#[test]
+fn no_top_level_module_of_the_host_imports_one_that_imports_it_back() {
+    let cycles = src("host").folders().cycles();
+    assert!(
+        cycles.is_empty(),
+        "host/src's top-level modules have {} import cycles: {cycles:?}",
+        cycles.len()
+    );
 }
 
 #[test]

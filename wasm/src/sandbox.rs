@@ -1,6 +1,6 @@
 //! Zero-import exports for the host's wasmtime sandbox: the host copies the snapshot's bytes
 //! into buffers it takes from `alloc`, calls `verify_snapshot`, and reads back one result
-//! buffer whose layout the core's `wire` module defines. The module imports nothing.
+//! buffer whose layout the core's `sandbox` module defines. The module imports nothing.
 
 use mosaic_queue_core::sandbox::{self, Refusal};
 
@@ -35,8 +35,8 @@ pub unsafe extern "C" fn free(ptr: *mut u8, len: usize) {
 /// Verifies the snapshot in the buffers (the base only when `has_base` is not 0; the archives,
 /// packed by `sandbox::pack_archives`, only when `archives_len` is not 0) and returns the
 /// address of the result: a little-endian u32 length `n`, then the `n` bytes of
-/// `mosaic_queue_core::sandbox::encode` (the core's `wire` module documents the layout; the host
-/// decodes it with `sandbox::decode`).
+/// `mosaic_queue_core::sandbox::encode` (the core's `sandbox` module documents the layout;
+/// the host decodes it with `sandbox::decode`).
 ///
 /// The host frees the result with `free(ptr, 4 + n)`.
 ///

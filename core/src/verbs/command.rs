@@ -15,7 +15,7 @@ use crate::entry::{
 use crate::error::{ClaimError, VerbError};
 use crate::liveness::{Claim, Heartbeat, Signs, judge};
 use crate::model::{Row, Status, Witness};
-use crate::next::{self, Pick};
+use crate::pick::{self, Pick};
 use crate::state::State;
 
 /// A change as a caller asks for it, before normalization. Mirrors `Args`, except that `add`
@@ -282,7 +282,7 @@ fn take(state: &State, t: &TakeCmd, by: &str, at: &str) -> Result<Args, VerbErro
         None => state.lease_default(),
     };
     let (id, reclaim) =
-        match next::take_pick_with(&state.rows, by, &t.heartbeats, at, !t.no_reclaim) {
+        match pick::take_pick_with(&state.rows, by, &t.heartbeats, at, !t.no_reclaim) {
             Pick::Row(id) => (id, None),
             Pick::Reclaim(id) => (id, Some(reclaimed(state.row(id)?, &t.heartbeats, at)?)),
             Pick::Held(_) | Pick::Nothing => {

@@ -13,7 +13,7 @@ use crate::error::VerbError;
 use crate::lease::lease_text;
 use crate::matrix::{self, Via};
 use crate::model::Status;
-use crate::next::Pick;
+use crate::pick::Pick;
 use crate::render::push_number;
 use crate::state::{Held, State, Unlinked};
 

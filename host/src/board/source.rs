@@ -10,17 +10,18 @@ use mosaic_queue_core::signs::{Claim, Heartbeat, Signs};
 use mosaic_queue_core::{Entry, Queue, Row, VerbError};
 
 use super::snapshot::{ArchiveRef, Card, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch};
+use crate::checkout::Paths;
 use crate::clock;
 use crate::gitea::{self, GiteaError};
 use crate::io::{FileId, Io, RealIo};
 use crate::read::archived;
 use crate::read::claims::Seen;
 use crate::reply::{Failure, entry_row};
+use crate::store;
 use crate::store::heartbeat;
 use crate::store::session;
 use crate::store::watch::{self, WitnessWatch};
 use crate::store::world::World;
-use crate::store::{self, Paths};
 
 /// The checkout the board serves and the last snapshot read from it.
 pub struct Source {

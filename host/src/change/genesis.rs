@@ -7,9 +7,9 @@ use mosaic_queue_core::migration;
 
 use crate::actor::actor;
 use crate::checkout;
-use crate::input::read_map;
+use crate::checkout::Paths;
+use crate::named_files::read_map;
 use crate::reply::{Failure, Replied, Reply, acknowledge};
-use crate::store::Paths;
 use crate::store::session::{self, Session};
 use crate::values::check_op;
 

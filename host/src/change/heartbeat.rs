@@ -5,10 +5,11 @@
 use serde::Serialize;
 
 use crate::actor::actor;
+use crate::checkout::Paths;
 use crate::reply::{Failure, Replied, Reply};
+use crate::store::heartbeat;
 use crate::store::session;
 use crate::store::world::World;
-use crate::store::{Paths, heartbeat};
 
 /// What `heartbeat --json` prints.
 #[derive(Serialize)]

@@ -11,9 +11,9 @@ use mosaic_queue_core::{Command, NOTHING_TO_TAKE, Outcome, Queue, Row, TakeCmd};
 use serde::Serialize;
 
 use crate::actor::actor;
+use crate::checkout::Paths;
 use crate::reply::{Replied, Reply, acknowledge, entry_row};
 use crate::review::request::carry_out;
-use crate::store::Paths;
 use crate::store::session;
 use crate::store::world::World;
 use crate::values::check_op;

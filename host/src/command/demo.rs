@@ -7,10 +7,10 @@ use clap::Parser;
 use super::grammar::{Cli, Verb};
 use super::translate::{Asked, translate};
 use crate::change::{change_in, take_in};
+use crate::checkout::Paths;
 use crate::engine;
 use crate::read::explain::next_explained_in;
 use crate::reply::{Failure, Replied, Reply};
-use crate::store::Paths;
 use crate::values::check_op;
 
 /// One step in the scratch checkout at `paths`, parsed by the CLI's own parser and run by its

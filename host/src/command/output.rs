@@ -94,7 +94,7 @@ fn write_stdout(text: &str) -> Replied {
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::failed(format!("cannot write to stdout: {e}")))?;
     // The crash-state tests read from the trace when each line (a receipt) was printed.
-    crate::seam::printed(text);
+    crate::io::seams::printed(text);
     Ok(())
 }
 

@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use mosaic_queue_core::{Queue, sha256_hex};
 
 use super::{Finding, Kind};
+use crate::checkout::Paths;
 use crate::io::{self as fsio, Io};
-use crate::store::{Paths, archive};
+use crate::store::archive;
 
 /// The active log's length past which doctor recommends a cut.
 pub const DUE_AFTER: usize = 10_000;

@@ -6,8 +6,9 @@ use mosaic_queue_core::State;
 use mosaic_queue_core::signs::{Claim, Heartbeat, Liveness, judge};
 
 use super::{Finding, Kind, choice};
+use crate::checkout::Paths;
+use crate::store::heartbeat;
 use crate::store::world::World;
-use crate::store::{Paths, heartbeat};
 
 /// Adds a finding for every leased claim in `state` that is expired or unknown now.
 pub(super) fn inspect(world: World<'_>, paths: &Paths, state: &State, out: &mut Vec<Finding>) {

@@ -3,8 +3,9 @@
 //! All informational: none of them changes what any verb does.
 
 use super::{Finding, Kind, rel};
+use crate::checkout::Paths;
 use crate::io::Io;
-use crate::store::{self, Paths};
+use crate::store;
 
 pub(super) fn inspect(io: &dyn Io, paths: &Paths, out: &mut Vec<Finding>) {
     let mut found = store::leftover_temps(io, paths);

@@ -3,8 +3,8 @@
 //! or fails is a finding of its own, never a guard silently taken as fine.
 
 use super::{Finding, Kind};
-use crate::commit::active;
-use crate::store::Paths;
+use crate::checkout::Paths;
+use crate::store::guard;
 use crate::store::world::{Guard, Repository};
 
 /// The guard's state as the repository reports it, as a finding; before the first commit
@@ -17,7 +17,7 @@ pub(super) fn inspect(repo: &dyn Repository, paths: &Paths, out: &mut Vec<Findin
             Kind::Guard,
             format!(
                 "HEAD has no {}, so there is no guard to install; commit it, then run `mosaic-queue install-hook --by jason`",
-                active::HOOK_SOURCE
+                guard::HOOK_SOURCE
             ),
         )),
         Guard::Off(why) if why.ends_with(INSTALL) => out.push(Finding::act(

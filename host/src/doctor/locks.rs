@@ -2,7 +2,7 @@
 //! classify them, never taken or removed.
 
 use super::{Finding, Kind, rel};
-use crate::store::Paths;
+use crate::checkout::Paths;
 use crate::store::lock::{self, Class};
 use crate::store::world::World;
 

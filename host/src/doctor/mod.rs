@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::checkout;
-use crate::store::Paths;
+use crate::checkout::Paths;
 use crate::store::world::World;
 
 pub use choice::{Choice, Placeholder};

@@ -7,9 +7,10 @@ use mosaic_queue_core::{BodyStatus, Queue, Witness, WitnessError, markdown, one_
 use super::locks::Seen;
 use super::{Finding, Kind, choice};
 use crate::checkout::CheckoutError;
+use crate::checkout::Paths;
 use crate::io::Io;
+use crate::store;
 use crate::store::world::{Repository, World};
-use crate::store::{self, Paths};
 
 /// What Manual recovery ends with; a person fills in the op and the reason.
 const ACCEPT: &str = "mosaic-queue accept-history --op OP --reason TEXT --yes --by jason";

@@ -201,7 +201,7 @@ impl GiteaConfig {
 /// The deadline: 30 s; the fault-injection build lets `MOSAIC_GITEA_DEADLINE_MS` shorten it
 /// so an end-to-end test of the deadline need not wait 30 s.
 fn deadline(get: &impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<Duration, GiteaError> {
-    match crate::seam::gitea_deadline_ms(get) {
+    match crate::io::seams::gitea_deadline_ms(get) {
         #[cfg(feature = "fault-injection")]
         Some(text) => text
             .parse::<u64>()

@@ -10,7 +10,7 @@ use mosaic_queue_core::{ReviewRequest, gitea};
 
 use crate::creds::read_token;
 use crate::exit::Exit;
-use crate::seam;
+use crate::io::seams;
 
 /// What the transport said about one review request comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,12 +49,12 @@ pub const SCOPES: &str = "read:user, read:issue and write:issue";
 /// one `post_comment`. The kill points on either side of it are where a crash leaves the
 /// attempt requesting, with or without a comment.
 pub fn post_request(request: &ReviewRequest) -> PostOutcome {
-    seam::step("request-sending");
+    seams::step("request-sending");
     let posted = match GiteaConfig::from_env() {
         Ok(cfg) => post_comment(&cfg, &request.login, request.issue, &request.body),
         Err(e) => failed(None, "config-invalid", e.to_string()),
     };
-    seam::step("request-posted");
+    seams::step("request-posted");
     posted
 }
 

@@ -16,7 +16,7 @@ pub const MAX_ANSWER: usize = 16 * 1024;
 
 /// The bound in force: `MAX_ANSWER`, lowered by a test of the fault-injection build.
 fn max_answer() -> usize {
-    crate::seam::mcp_max_answer(MAX_ANSWER)
+    crate::io::seams::mcp_max_answer(MAX_ANSWER)
 }
 
 /// Strings longer than this are cut when an answer is over the bound...

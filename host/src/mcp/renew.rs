@@ -8,8 +8,9 @@ use mosaic_queue_core::signs::Claim;
 use mosaic_queue_core::{MIN_LEASE, State};
 use tokio_util::sync::CancellationToken;
 
+use crate::checkout::Paths;
 use crate::store::world::World;
-use crate::store::{self, Paths, heartbeat, session};
+use crate::store::{self, heartbeat, session};
 
 /// How long to wait for the seat's first leased claim: a third of the shortest lease there
 /// can be, so a claim taken by hand beside the server is renewed in time too.
@@ -76,7 +77,7 @@ pub fn shortest_lease(state: &State, seat: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::Checkout;
+    use crate::in_memory::Checkout;
     use mosaic_queue_core::{Command, TakeCmd};
 
     /// A tick writes the heartbeat of a seat that holds a leased claim and waits a third of
@@ -104,7 +105,7 @@ mod tests {
             Vec::<String>::new()
         );
         assert_eq!(tick(p.world(), &c.paths, "huey"), Duration::from_secs(30));
-        let now = crate::store::memory::NOW;
+        let now = crate::in_memory::NOW;
         assert_eq!(c.disk.get(&file), Some(format!("{now}\n").into_bytes()));
     }
 }

@@ -5,10 +5,11 @@
 
 use mosaic_queue_core::{Entry, Queue, Row, State, Verb, VerbError};
 
+use crate::checkout::Paths;
 use crate::io::RealIo;
 use crate::reply::{Failure, Reply};
+use crate::store::archive;
 use crate::store::session::SessionError;
-use crate::store::{Paths, archive};
 
 /// An archived row as it stood at its cut, with the archive's verified queue (its state for
 /// the move reason and dependencies, its log for a round's manifest) and its path.

@@ -6,9 +6,10 @@ use mosaic_queue_core::signs::{Claim, Judged, Liveness, Signs, judge};
 use mosaic_queue_core::{Row, State, lease_text};
 use serde::Serialize;
 
+use crate::checkout::Paths;
 use crate::clock;
 use crate::io::Io;
-use crate::store::{Paths, heartbeat};
+use crate::store::heartbeat;
 
 /// The signs of life of the queue's leased claims, read now, and now as the log writes it.
 pub struct Seen {

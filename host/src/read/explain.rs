@@ -8,9 +8,9 @@ use super::claims::Seen;
 use super::describe::describe;
 use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
+use crate::checkout::Paths;
 use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
-use crate::store::Paths;
 use crate::store::session;
 
 #[derive(Serialize)]

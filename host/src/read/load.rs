@@ -4,10 +4,11 @@
 
 use mosaic_queue_core::Queue;
 
+use crate::checkout::Paths;
 use crate::reply::{Failure, Reply};
+use crate::store::Loaded;
 use crate::store::session::{self, Seen};
 use crate::store::world::World;
-use crate::store::{Loaded, Paths};
 
 /// Loads for a read in the checkout around the working directory.
 pub fn load_for_read(reply: &mut dyn Reply) -> Result<Seen, Failure> {

@@ -7,7 +7,7 @@ use std::path::Path;
 use mosaic_queue_core::migration;
 
 use crate::git;
-use crate::input::{read_map, read_queue_md};
+use crate::named_files::{read_map, read_queue_md};
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::session::{self, Kind};
 

@@ -127,7 +127,7 @@ pub fn with_claim(mut text: String, claim: Option<&ClaimJson>) -> String {
 /// `show ID` of a row the state as read lacks: the row as the archive that holds it has it,
 /// and where; refused as `no row` when no cut archived it.
 fn show_archived(
-    paths: &crate::store::Paths,
+    paths: &crate::checkout::Paths,
     id: u64,
     (revision, durable): (u64, bool),
     reply: &mut dyn Reply,

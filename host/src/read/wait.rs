@@ -128,7 +128,7 @@ fn holds(until: &Until, state: &State) -> Result<bool, Failure> {
 /// any other is refused as for a done row; a row no cut archived is refused as no row. A row
 /// a write since brought is waited on from the next durable state (`false`).
 fn archived(
-    paths: &crate::store::Paths,
+    paths: &crate::checkout::Paths,
     id: u64,
     statuses: &[Status],
     revision: u64,

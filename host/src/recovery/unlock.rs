@@ -3,9 +3,9 @@
 //! not need a valid queue.json, since a killed recovery may be what left the lock.
 
 use crate::reply::{Replied, Reply};
+use crate::store::file_verbs;
 use crate::store::lock::Class;
 use crate::store::session;
-use crate::store::upkeep;
 use crate::store::world::World;
 
 /// `unlock [--check-gate]`.
@@ -13,9 +13,12 @@ pub fn unlock(check_gate: bool, reply: &mut dyn Reply) -> Replied {
     let paths = session::locate()?;
     let world = World::real();
     if check_gate {
-        reply.line(&gate_line(upkeep::check_gate(world, &paths)?))?;
+        reply.line(&gate_line(file_verbs::check_gate(world, &paths)?))?;
     } else {
-        reply.line(&format!("ok unlock: {}", upkeep::unlock(world, &paths)?))?;
+        reply.line(&format!(
+            "ok unlock: {}",
+            file_verbs::unlock(world, &paths)?
+        ))?;
     }
     Ok(())
 }

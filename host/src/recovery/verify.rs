@@ -1,10 +1,10 @@
 //! `verify [--current] [--full]` and `render [--check]`: the queue file and its history checked
 //! against the witness under the lock (and with `--current` the table too), and a stale table
-//! rendered again. The session decides (`store::upkeep`); this says what it found.
+//! rendered again. The session decides (`store::file_verbs`); this says what it found.
 
 use crate::reply::{Replied, Reply};
+use crate::store::file_verbs::Rendered;
 use crate::store::session::{self, Session};
-use crate::store::upkeep::Rendered;
 
 /// `verify [--current] [--full]`: the file, its history against the witness, with --current
 /// the table too, and with --full every archive and the history from genesis.

@@ -8,9 +8,9 @@ use mosaic_queue_core::{
     AttemptState, Delivery, Outcome, OutcomeArgs, Queue, ReviewRequest, comment, locate,
 };
 
+use crate::checkout::Paths;
 use crate::gitea::{self, PostOutcome};
 use crate::reply::{Failure, Replied, Reply, acknowledge};
-use crate::store::Paths;
 use crate::store::session;
 use crate::store::world::World;
 

@@ -1,5 +1,5 @@
 //! The answer `verify --snapshot` prints from, whichever way the core ran: natively, or in the
-//! sandbox and decoded from its result buffer (`mosaic_queue_core::wire` defines both the
+//! sandbox and decoded from its result buffer (`mosaic_queue_core::sandbox` defines both the
 //! answer and the buffer). Two answers compare equal exactly when the CLI would print the same
 //! line, which is what the differential test checks.
 

@@ -22,7 +22,7 @@ const MEMORY: usize = 1 << 30;
 impl Caps {
     /// The caps `verify --snapshot` and `commit` run with.
     pub fn shipped() -> Caps {
-        let (fuel, memory) = crate::seam::sandbox_caps(FUEL, MEMORY);
+        let (fuel, memory) = crate::io::seams::sandbox_caps(FUEL, MEMORY);
         Caps { fuel, memory }
     }
 }

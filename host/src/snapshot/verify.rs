@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use super::take::FILES;
-use crate::input::read_file;
+use crate::named_files::read_file;
 use crate::reply::{Failure, Replied, Reply};
 use crate::sandbox::{self, Answer, Inputs, SandboxError};
 use crate::store::session::Kind;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::sha256_hex;
 
-use super::{Paths, StoreError, io_err};
+use super::{StoreError, io_err};
+use crate::checkout::Paths;
 use crate::io::{Io, Kind};
 
 /// Where every archive lives, relative to the checkout's top.

@@ -8,7 +8,8 @@ use mosaic_queue_core::{
     parse_queue, sha256,
 };
 
-use super::{Paths, StoreError, archive};
+use super::{StoreError, archive};
+use crate::checkout::Paths;
 use crate::io::Io;
 
 /// The archives of `epochs` as `queue`'s epoch names them: each read bounded and checked

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use mosaic_queue_core::signs::{Claim, Heartbeat, Signs};
 use mosaic_queue_core::{Command, ReclaimCmd, State, TakeCmd, check_timestamp};
 
-use super::Paths;
+use crate::checkout::Paths;
 use crate::io::{Io, Kind};
 
 /// The folder of the heartbeats, under `.git` so that no commit ever carries one.

@@ -5,12 +5,11 @@
 pub mod archive;
 pub mod archived;
 pub mod cut;
+pub mod file_verbs;
+pub mod guard;
 pub mod heartbeat;
 pub mod lock;
-#[cfg(any(test, feature = "fault-injection"))]
-pub mod memory;
 pub mod session;
-pub mod upkeep;
 pub mod view;
 pub mod watch;
 pub mod world;
@@ -24,6 +23,7 @@ use mosaic_queue_core::{
 };
 use thiserror::Error;
 
+use crate::checkout::Paths;
 use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;
 use crate::io::{self as fsio, FsKind, Io, Kind};
@@ -32,39 +32,6 @@ pub use write::{
     Durable, confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table,
     write_whole, write_witness,
 };
-
-/// The queue's files in a checkout.
-#[derive(Debug, Clone)]
-pub struct Paths {
-    pub root: PathBuf,
-    pub git_dir: PathBuf,
-    pub plans: PathBuf,
-    pub queue_json: PathBuf,
-    pub queue_md: PathBuf,
-    /// `docs/plans/archive/`, where each cut's archive is written once.
-    pub archive: PathBuf,
-    pub witness: PathBuf,
-    pub lock: PathBuf,
-    pub gate: PathBuf,
-}
-
-impl Paths {
-    pub fn new(root: &Path) -> Paths {
-        let git_dir = root.join(".git");
-        let plans = root.join("docs/plans");
-        Paths {
-            root: root.to_path_buf(),
-            queue_json: plans.join("queue.json"),
-            queue_md: plans.join("QUEUE.md"),
-            archive: plans.join("archive"),
-            witness: git_dir.join("mosaic-queue.head"),
-            lock: git_dir.join("mosaic-queue.lock"),
-            gate: git_dir.join("mosaic-queue.unlock"),
-            plans,
-            git_dir,
-        }
-    }
-}
 
 /// Why the store could not read or write.
 #[derive(Debug, Error)]

@@ -14,7 +14,8 @@ use thiserror::Error;
 
 use super::lock::{self, Lock, LockError};
 use super::world::World;
-use super::{Loaded, Paths, StoreError};
+use super::{Loaded, StoreError};
+use crate::checkout::Paths;
 use crate::checkout::{self, CheckoutError};
 use crate::core_error::{CoreError, Ending};
 use crate::exit::Exit;

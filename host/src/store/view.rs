@@ -9,7 +9,7 @@ use std::path::Path;
 use mosaic_queue_core::{Queue, Row, State, Witness, layout, parse_canonical, to_canonical};
 use serde::{Deserialize, Serialize};
 
-use super::Paths;
+use crate::checkout::Paths;
 use crate::io::{FileId, Io, Kind};
 
 #[derive(Serialize, Deserialize, Debug)]

@@ -24,7 +24,7 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::inotify::{self, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 
-use super::Paths;
+use crate::checkout::Paths;
 
 thread_local! {
     static STOP: RefCell<Option<Arc<OwnedFd>>> = const { RefCell::new(None) };

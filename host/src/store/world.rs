@@ -1,16 +1,17 @@
 //! What the store session needs from the world, passed in as values: the file system calls
 //! (`Io`), the facts that classify a lock's holder (`Probe`), the checkout's facts read from
 //! git (`Repository`), the clock and the wait for a live lock. The shipped binary has one world,
-//! `World::real`; tests run whole verbs over one in memory (`store::memory`).
+//! `World::real`; tests run whole verbs over one in memory (`in_memory`).
 
 use std::time::Duration;
 
 use mosaic_queue_core::{Queue, State};
 
-use super::Paths;
+use super::guard;
 use super::lock::{Probe, RealProbe};
+use crate::checkout::Paths;
 use crate::checkout::{self, CheckoutError};
-use crate::commit::active;
+
 use crate::io::{Io, RealIo};
 
 /// How long a command waits for a live lock before it gives up.
@@ -91,13 +92,13 @@ impl Repository for GitRepository {
             Err(why) if why.is_empty() => return Guard::Fine,
             Err(why) => return Guard::Unchecked(why),
         };
-        let source = format!("HEAD:{}", active::HOOK_SOURCE);
+        let source = format!("HEAD:{}", guard::HOOK_SOURCE);
         match crate::git::run(&paths.root, &["cat-file", "-e", &source]) {
             Ok(_) => {}
             Err(why) if crate::git::could_not_run(&why) => return Guard::Unchecked(why),
             Err(_) => return Guard::NoSource,
         }
-        match active::check_installed(&paths.root, &paths.git_dir, &head) {
+        match guard::check_installed(&paths.root, &paths.git_dir, &head) {
             Ok(()) => Guard::Fine,
             Err(why) => Guard::Off(why),
         }
@@ -136,7 +137,7 @@ impl World<'static> {
             probe: &RealProbe,
             repo: &GitRepository,
             clock: &SystemClock,
-            lock_wait: crate::seam::lock_wait(LOCK_WAIT),
+            lock_wait: crate::io::seams::lock_wait(LOCK_WAIT),
             warn: stderr_line,
         }
     }

@@ -13,7 +13,8 @@ use mosaic_queue_core::{
 use sha2::{Digest, Sha256};
 
 use super::view::Written;
-use super::{Loaded, Paths, StoreError, io_err};
+use super::{Loaded, StoreError, io_err};
+use crate::checkout::Paths;
 use crate::io::{FileId, Io, Kind};
 
 /// A write that reached the durable point.

@@ -14,7 +14,7 @@ use mosaic_queue_core::{one_line, parse_canonical, to_canonical};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::Paths;
+use crate::checkout::Paths;
 use crate::exit::Exit;
 use crate::io::{Io, Kind};
 

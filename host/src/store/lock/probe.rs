@@ -59,7 +59,7 @@ impl Probe for RealProbe {
     }
 
     fn boot_id(&self) -> io::Result<String> {
-        if let Some(boot) = crate::seam::boot_id() {
+        if let Some(boot) = crate::io::seams::boot_id() {
             return Ok(boot);
         }
         Ok(std::fs::read_to_string(BOOT_ID)?.trim().to_owned())

@@ -11,8 +11,8 @@ use serde_json::Value;
 use super::gitea::{Comment, Gitea};
 use super::scenarios::{Run, Scenario, cmd, resolve_as_the_cli};
 use crate::doctor::{Finding, Kind};
+use crate::in_memory::{Checkout, Failed, Ran};
 use crate::io::crash::{Posted, State};
-use crate::store::memory::{Checkout, Failed, Ran};
 
 /// How one state ended.
 #[derive(Debug, PartialEq, Eq)]

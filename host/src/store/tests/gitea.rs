@@ -9,7 +9,7 @@ use mosaic_queue_core::{Command, Outcome, OutcomeArgs, Queue, ReviewRequest};
 use serde_json::json;
 
 use crate::exit::Exit;
-use crate::store::memory::{Failed, Process, Ran};
+use crate::in_memory::{Failed, Process, Ran};
 use crate::store::session::{self, SessionError};
 
 /// A comment on an issue.

@@ -8,9 +8,9 @@ use mosaic_queue_core::{Command, Queue, TakeCmd};
 use serde_json::json;
 
 use crate::change::heartbeat::heartbeat_in;
+use crate::in_memory::{Checkout, Failed, Ran};
 use crate::reply::Gathered;
 use crate::store::heartbeat;
-use crate::store::memory::{Checkout, Failed, Ran};
 use crate::store::session;
 use crate::store::world::{Clock, World};
 

@@ -11,10 +11,10 @@ use serde_json::json;
 
 use super::scenarios::cmd;
 use crate::exit::Exit;
+use crate::in_memory::{Checkout, Failed, NOW, Ran};
+use crate::io::seams::WRITE_STEPS;
 use crate::io::trace::{Event, FaultKind, Op, Tracer};
-use crate::seam::WRITE_STEPS;
 use crate::store::lock::Holder;
-use crate::store::memory::{Checkout, Failed, NOW, Ran};
 
 const NOTE: &str = "darkwing-1-note";
 const RECEIPT: &str = "ok darkwing-1-note rev 2 note 1";
@@ -452,7 +452,7 @@ fn after_a_failed_fsync_sync_rewrites_the_verified_bytes_before_the_witness() {
 /// removed its lock: one receipt, the archive named and whole.
 #[test]
 fn a_cut_archives_the_done_row_and_a_kill_at_each_step_is_healed_by_its_retry() {
-    use crate::seam::CUT_STEPS;
+    use crate::io::seams::CUT_STEPS;
     const CUT: &str = "ok lead-archive-0001 rev 7 archived 4 entries and 1 done rows to docs/plans/archive/epoch-0001.json";
     let s = super::scenarios::archive();
     let gitea = super::gitea::Gitea::default();

@@ -7,8 +7,8 @@ use mosaic_queue_core::Command;
 use serde_json::{Value, json};
 
 use super::gitea::{self, Gitea};
+use crate::in_memory::{Checkout, Process, Ran};
 use crate::io::trace::Tracer;
-use crate::store::memory::{Checkout, Process, Ran};
 use crate::store::session::Session;
 
 /// The attempt row 1's move into in-review opens.

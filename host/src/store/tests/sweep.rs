@@ -13,9 +13,9 @@ use super::gitea::Gitea;
 use super::power::receipts;
 use super::scenarios::Scenario;
 use crate::exit::Exit;
+use crate::in_memory::{Checkout, Ran};
 use crate::io::crash::is_receipt;
 use crate::io::trace::{Event, FaultKind, Op, Tracer};
-use crate::store::memory::{Checkout, Ran};
 
 /// The figures of one scenario's sweep.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use mosaic_queue_core::{BodyStatus, Entry, markdown};
 use super::lock::{self, Class, Unlocked};
 use super::session::{Session, SessionError};
 use super::world::World;
-use super::{Loaded, Paths, StoreError};
+use super::{Loaded, StoreError};
+use crate::checkout::Paths;
 use crate::io::Io;
 
 /// What `verify` found.

@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use mosaic_queue_core::{Queue, State};
 
-use super::Paths;
-use super::lock::Probe;
-use super::session::SessionError;
-use super::world::{Clock, Guard, Repository, World};
 use crate::checkout::CheckoutError;
+use crate::checkout::Paths;
 use crate::exit::Exit;
 use crate::io::hook::Hook;
 use crate::io::memory::{Disk, MemIo};
+use crate::store::lock::Probe;
+use crate::store::session::SessionError;
+use crate::store::world::{Clock, Guard, Repository, World};
 
 /// Where the checkout lives on the disk.
 pub const ROOT: &str = "/mem/repo";

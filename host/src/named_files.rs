@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use crate::checkout::Paths;
 use crate::reply::Failure;
-use crate::store::Paths;
 use crate::store::session::{self, Kind, SessionError};
 
 /// Reads `path` as a file of `kind` (docs/limits.md). A refused file (a symlink, not a regular

@@ -7,8 +7,8 @@ use mosaic_queue_core::{BodyStatus, Command, Queue, markdown, migration};
 use super::{Failed, MAP, Process, Ran};
 use crate::doctor::{self, Report};
 use crate::exit::Exit;
+use crate::store::file_verbs::{self, Rendered};
 use crate::store::session::{self, Session, SessionError};
-use crate::store::upkeep::{self, Rendered};
 use crate::store::world::Repository;
 
 impl Process<'_> {
@@ -119,7 +119,7 @@ impl Process<'_> {
 
     /// `unlock`.
     pub fn unlock(&self) -> Ran {
-        let unlocked = upkeep::unlock(self.world(), self.paths())?;
+        let unlocked = file_verbs::unlock(self.world(), self.paths())?;
         let mut out = Vec::new();
         self.print(&format!("ok unlock: {unlocked}"), &mut out);
         Ok(out)
