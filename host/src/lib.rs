@@ -15,7 +15,6 @@ pub mod command;
 pub mod commit;
 pub mod core_error;
 pub mod creds;
-pub mod demo;
 pub mod doctor;
 pub mod engine;
 pub mod exit;

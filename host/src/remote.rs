@@ -1,7 +1,6 @@
-//! Whether this process answers a remote seat: set once by the gate when it confines the
-//! process, read wherever a reply's words depend on it (a file on the queue host is of no use
-//! to a seat on another machine). Kept apart from the gate so that what words a reply need
-//! not import the gate.
+//! Whether this process answers a remote seat: set once when a remote seat's policy is
+//! committed to (`engine::Policy::commit_process`, which the gate calls), read wherever a
+//! reply's words depend on it (a file on the queue host is of no use to a seat elsewhere).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -18,7 +18,7 @@ pub fn run(cli: Cli, reply: &mut dyn Reply) -> Replied {
 /// The verbs only the command line has.
 fn own(verb: Verb, reply: &mut dyn Reply) -> Replied {
     match verb {
-        Verb::Demo => crate::demo::demo(&crate::command::demo::run_step, reply),
+        Verb::Demo => engine::demo::demo(&crate::command::demo::run_step, reply),
         Verb::Completions { shell } => help::completions(shell, reply),
         Verb::Man { verb } => help::man(&verb, reply),
         // The faces that serve are started by the binary itself (main.rs), beside this

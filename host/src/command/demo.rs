@@ -1,45 +1,23 @@
-//! `demo`'s steps as the command line takes them: each line of `demo::STEPS` split into words
-//! as a shell would, parsed by the CLI's own parser and run by the function its verb calls.
-//! The scratch checkout and the transcript are `crate::demo`'s.
+//! `demo`'s steps as the command line takes them: each line of `engine::demo::STEPS` split
+//! into words as a shell would, parsed by the CLI's own parser and translated into the
+//! request the engine runs in the scratch checkout (`engine::demo`).
 
 use clap::Parser;
 
-use super::grammar::{Cli, Verb};
+use super::grammar::Cli;
 use super::translate::{Asked, translate};
-use crate::change::{change_in, take_in};
-use crate::checkout::Paths;
-use crate::engine;
-use crate::read::explain::next_explained_in;
+use crate::engine::demo::{self, Paths};
 use crate::reply::{Failure, Replied, Reply};
-use crate::values::check_op;
 
-/// One step in the scratch checkout at `paths`, parsed by the CLI's own parser and run by its
-/// own path; gives the receipt.
+/// One step in the scratch checkout at `paths`, parsed by the CLI's own parser; gives the
+/// receipt.
 pub fn run_step(paths: &Paths, line: &str, reply: &mut dyn Reply) -> Replied {
     let argv = std::iter::once(String::from("mosaic-queue")).chain(words(line));
     let cli = Cli::try_parse_from(argv).map_err(|e| Failure::usage(e.to_string()))?;
-    let (command, change) = match cli.verb {
-        Verb::Next {
-            seat: Some(seat), ..
-        } => return next_explained_in(paths, &seat, reply),
-        Verb::Take { change, .. } => {
-            let by = change
-                .by
-                .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
-            return take_in(paths, &change.op, &by, reply);
-        }
-        verb => match translate(verb) {
-            Asked::Request(request) => engine::change_command(request)?,
-            Asked::Own(_) => return Err(Failure::usage("a demo step is no change")),
-        },
-    };
-    check_op(&change.op)?;
-    // Each step names its actor; MOSAIC_AGENT_NAME in the caller's environment plays no part.
-    let by = change
-        .by
-        .as_deref()
-        .ok_or_else(|| Failure::usage("a demo step names no actor"))?;
-    change_in(paths, &command, &change.op, by, reply)
+    match translate(cli.verb) {
+        Asked::Request(request) => demo::run_step(paths, request, reply),
+        Asked::Own(_) => Err(Failure::usage("a demo step is no request")),
+    }
 }
 
 /// Splits a step into words at spaces; single quotes group words (`''` is an empty word), as
@@ -73,7 +51,8 @@ pub fn words(line: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::demo::STEPS;
+    use crate::command::Verb;
+    use crate::engine::demo::STEPS;
 
     #[test]
     fn words_group_quoted_text() {
@@ -93,7 +72,7 @@ mod tests {
                 let Asked::Request(request) = translate(cli.verb) else {
                     panic!("{step}: a face's own verb");
                 };
-                engine::change_command(request).unwrap();
+                crate::engine::change_command(request).unwrap();
             }
         }
     }

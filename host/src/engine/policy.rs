@@ -100,6 +100,15 @@ impl Policy {
         }
     }
 
+    /// Commits this process to the policy: under a remote seat's, every answer from now on
+    /// speaks to a seat on another machine (`remote::is`: a refusal names what such a seat can
+    /// give, never a file on the queue host). Called once, before anything runs.
+    pub fn commit_process(&self) {
+        if self.remote.is_some() {
+            crate::remote::set();
+        }
+    }
+
     /// The key's limits, when this is a remote seat's policy.
     pub fn remote_seat(&self) -> Option<&Remote> {
         self.remote.as_ref()

@@ -57,7 +57,7 @@ pub fn run(args: &GateArgs) -> Gated {
     };
     // Before any thread starts: the MCP server's runtime, a verb's git.
     env::replace(&env::settings(&args.seat, args));
-    crate::remote::set();
+    policy.commit_process();
     match request {
         Some(request) => Gated::Exit(verb(request, json, &policy)),
         None => Gated::Serve {

@@ -27,9 +27,8 @@ use tokio_util::sync::CancellationToken;
 use rmcp::service::ServerInitializeError;
 
 use self::in_flight::Running;
-use crate::engine::Policy;
+use crate::engine::{self, Policy};
 use crate::reply::{Failure, Replied};
-use crate::store::{lock, session};
 
 /// How long the server, once it stops reading, lets a verb still running finish (a lock wait
 /// is at most 30 s) before the process ends.
@@ -40,22 +39,10 @@ const FINISH: Duration = Duration::from_secs(35);
 /// the client's first request with its line too (`refused.rs`), since a client shows that
 /// where it shows nothing of stderr.
 pub fn serve_stdio(seat: Option<String>, policy: Policy) -> Replied {
-    let checked = seat_of(seat).and_then(|seat| {
-        session::locate()?;
-        Ok(seat)
-    });
-    match checked {
+    match engine::server_seat(seat) {
         Ok(seat) => serve(&seat, policy, tokio::io::stdin(), tokio::io::stdout()),
         Err(f) => Err(refused::answer(f, tokio::io::stdin(), tokio::io::stdout())),
     }
-}
-
-/// The seat: `--seat`, else `$MOSAIC_AGENT_NAME`, checked as every verb checks a seat.
-pub fn seat_of(seat: Option<String>) -> Result<String, Failure> {
-    crate::actor::seat_or(
-        seat,
-        "refused: mcp needs a seat: pass --seat SEAT or set MOSAIC_AGENT_NAME",
-    )
 }
 
 /// Serves MCP for `seat` on `input` and `output` until input ends (exit 0), on a runtime of
@@ -103,7 +90,7 @@ where
     running.wait_idle(FINISH);
     runtime.shutdown_background();
     served.map_err(|e| Failure::failed(format!("the MCP server stopped: {e}")))?;
-    if lock::left_behind() {
+    if engine::lock_left_behind() {
         return Err(Failure::failed(
             "the MCP server ended because it could not remove a queue lock it took, which would have held off every writer while it ran; run `mosaic-queue unlock` (the lock is dead now), then start the server again",
         ));

@@ -24,10 +24,9 @@ use super::numbers;
 use super::paging;
 use super::tools;
 use super::verb;
-use crate::engine::Policy;
+use crate::engine::{self, Policy};
 use crate::reply::Failure;
 use crate::reply::Finished;
-use crate::store::{lock, watch};
 
 /// Cloned when the server begins again over the same stream (`mcp::serve`): the clones share
 /// the waits and the verbs running.
@@ -107,7 +106,7 @@ impl Server {
         let inner = stop.clone();
         let mut job = tokio::task::spawn_blocking(move || {
             let _entered = entered;
-            watch::stoppable(inner, || verb::run(request, &policy))
+            engine::stoppable(inner, || verb::run(request, &policy))
         });
         let done = tokio::select! {
             done = &mut job => Some(done),
@@ -193,7 +192,7 @@ fn instructions(seat: &str) -> String {
         "The team's work queue, for seat {seat}: every tool acts as {seat}. Call orient first. Each answer is the CLI's --json document (minified, at most {} bytes: long arrays are paged); a refusal is a tool error carrying {{\"error\":{{exit,kind,message,next,retryable}}}}. A change's op is the CLI's --op.\nRules:\n",
         paging::MAX_ANSWER
     );
-    for rule in crate::read::prime::rules(seat) {
+    for rule in engine::prime_rules(seat) {
         text.push_str("- ");
         text.push_str(rule);
         text.push('\n');
@@ -250,7 +249,7 @@ impl ServerHandler for Server {
         // A lock this process could not remove stays live while it runs and would hold off
         // every writer: the server stops reading, answers what is in flight and ends
         // (`serve`), so the lock is dead and `unlock` clears it.
-        if lock::left_behind() {
+        if engine::lock_left_behind() {
             self.closing.cancel();
         }
         Ok(result.into())

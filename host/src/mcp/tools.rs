@@ -9,7 +9,7 @@ use mosaic_queue_core::{LEAD, is_privileged};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::read::prime::Reach;
+use crate::engine::Reach;
 
 /// The longest wait one call may ask for, in seconds (the engine's bound on a remote wait).
 pub use crate::engine::MAX_WAIT_SECS;

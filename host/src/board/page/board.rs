@@ -8,7 +8,7 @@ use mosaic_queue_core::Status;
 use super::card::card;
 use super::layout::{Nav, page};
 use crate::board::escape;
-use crate::board::snapshot::{Card, Snapshot, Stage};
+use crate::engine::board::{Card, Snapshot, Stage};
 
 /// Cards a lane shows on the board; the lane's own page shows the rest.
 pub const LANE_CARDS: usize = 60;

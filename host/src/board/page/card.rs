@@ -7,7 +7,7 @@ use mosaic_queue_core::signs::{Judged, Liveness};
 
 use super::layout::{status_class, when};
 use crate::board::escape::{self, url_part};
-use crate::board::snapshot::{Card, IssueLinks, ReviewState, Snapshot, Stage};
+use crate::engine::board::{Card, IssueLinks, ReviewState, Snapshot, Stage};
 
 /// At most this many characters of a piece or note on a card (the row page shows them whole).
 const CARD_CHARS: usize = 160;

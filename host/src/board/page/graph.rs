@@ -9,7 +9,7 @@ use mosaic_queue_core::Status;
 
 use super::layout::{Nav, page, status_class};
 use crate::board::escape;
-use crate::board::snapshot::{Card, Snapshot};
+use crate::engine::board::{Card, Snapshot};
 
 /// The most rows one drawing holds: readable, and bounded whatever the queue holds.
 pub const MAX_NODES: usize = 400;

@@ -4,7 +4,7 @@
 //! when the queue has moved on.
 
 use crate::board::escape;
-use crate::board::snapshot::Snapshot;
+use crate::engine::board::Snapshot;
 
 /// The navigation's entries: path and label.
 #[derive(Clone, Copy, PartialEq, Eq)]

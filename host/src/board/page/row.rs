@@ -8,7 +8,7 @@ use mosaic_queue_core::Round;
 use super::card::{claim_line, command_html, issues, next_command, waits_on};
 use super::layout::{Nav, page, status_class, when};
 use crate::board::escape::{self, url_part};
-use crate::board::snapshot::{Card, LogItem, Snapshot};
+use crate::engine::board::{Card, LogItem, Snapshot};
 
 /// Log entries shown on a row's page; the timeline, filtered by the row, has the rest.
 pub const ROW_LOG: usize = 200;

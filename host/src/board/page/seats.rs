@@ -8,7 +8,7 @@ use mosaic_queue_core::{Status, is_privileged};
 use super::card::claim_line;
 use super::layout::{Nav, page, status_class, when};
 use crate::board::escape::{self, url_part};
-use crate::board::snapshot::{LogItem, Seat, Snapshot};
+use crate::engine::board::{LogItem, Seat, Snapshot};
 
 /// Entries listed per seat on `/seats`, and on a seat's own page.
 const RECENT: usize = 5;

@@ -12,7 +12,7 @@ use super::layout::not_found;
 use super::row::{ReadFrom, row_page};
 use super::seats::{seat_page, seats_page};
 use super::timeline::{Query, timeline_page};
-use crate::board::snapshot::{Card, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch};
+use crate::engine::board::{Card, IssueLinks, LogItem, ReviewState, Seat, Snapshot, Touch};
 
 fn row(id: u64, piece: &str, status: Status) -> Row {
     Row {

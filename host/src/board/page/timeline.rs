@@ -4,7 +4,7 @@
 
 use super::layout::{Nav, page, when};
 use crate::board::escape::{self, url_part};
-use crate::board::snapshot::{LogItem, Snapshot};
+use crate::engine::board::{LogItem, Snapshot};
 
 /// Entries per page.
 pub const PAGE: usize = 50;

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::events::Hub;
 use super::guard::{self, Refusal};
 use super::routes::{self, Answer};
-use crate::board::source::Source;
+use crate::engine::board::Source;
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 128;

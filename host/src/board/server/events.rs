@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::note as warn;
 use crate::board::page::events;
-use crate::board::source::{self, Changes, Source};
+use crate::engine::board::{self as source, Changes, Source};
 
 /// Open event streams at most.
 pub const MAX_STREAMS: usize = 32;

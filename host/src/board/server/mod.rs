@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tokio::sync::{Semaphore, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::board::source::Source;
+use crate::engine::board::Source;
 use crate::reply::{Failure, Replied};
 
 /// Threads that build pages at once (a page may replay the queue).

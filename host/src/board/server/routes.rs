@@ -5,8 +5,8 @@ use hyper::StatusCode;
 
 use crate::board::escape::{decode_path_segment, decode_query_value};
 use crate::board::page::{self, board::Lane, layout, row::ReadFrom, timeline::Query};
-use crate::board::snapshot::{LogItem, Snapshot};
-use crate::board::source::Source;
+use crate::engine::board::Source;
+use crate::engine::board::{LogItem, Snapshot};
 use crate::reply::Failure;
 
 /// A whole answer: status, content type and body.

@@ -7,13 +7,17 @@
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::request::Request;
 use crate::change::genesis::genesis_in;
+use crate::change::{change_in, take_in};
 use crate::checkout;
-use crate::checkout::Paths;
+pub use crate::checkout::Paths;
 use crate::guard::install_hook_in;
 use crate::named_files::read_queue_md;
+use crate::read::explain::next_explained_in;
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::session;
+use crate::values::check_op;
 
 /// The sample migration map's table: the rows the demo checkout starts from.
 const MAP_TABLE: &str = "\
@@ -43,11 +47,11 @@ const MAP_PATH: &str = "agents/darkwing/work/queue-migration-map.md";
 const SCRIPTS: [(&str, &str); 2] = [
     (
         "scripts/git-hooks/pre-commit",
-        include_str!("../scripts/git-hooks/pre-commit"),
+        include_str!("../../scripts/git-hooks/pre-commit"),
     ),
     (
         "scripts/queue-commit.sh",
-        include_str!("../scripts/queue-commit.sh"),
+        include_str!("../../scripts/queue-commit.sh"),
     ),
 ];
 
@@ -96,6 +100,25 @@ pub const STEPS: &[(&str, &str)] = &[
         "move 2 in-progress --op darkwing-2-start-1 --by darkwing",
     ),
 ];
+
+/// Runs one step's request in the scratch checkout at `paths`, as the actor the step names
+/// (`MOSAIC_AGENT_NAME` in the caller's environment plays no part); gives the receipt.
+pub fn run_step(paths: &Paths, request: Request, reply: &mut dyn Reply) -> Replied {
+    let no_actor = || Failure::usage("a demo step names no actor");
+    let (command, change) = match request {
+        Request::Next {
+            seat: Some(seat), ..
+        } => return next_explained_in(paths, &seat, reply),
+        Request::Take { change, .. } => {
+            let by = change.by.ok_or_else(no_actor)?;
+            return take_in(paths, &change.op, &by, reply);
+        }
+        other => super::command::command(other)?,
+    };
+    check_op(&change.op)?;
+    let by = change.by.as_deref().ok_or_else(no_actor)?;
+    change_in(paths, &command, &change.op, by, reply)
+}
 
 /// Runs one of `STEPS` in the scratch checkout at `paths` as the face parses it, giving its
 /// answer (the receipt, the explanation) to the reply.
