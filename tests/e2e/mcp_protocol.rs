@@ -286,18 +286,23 @@ fn a_server_that_cannot_remove_its_lock_answers_then_ends_so_the_lock_is_dead() 
     let note = json!({"verb": "note", "op": "darkwing-1-note-1", "id": 1, "text": "left"});
     let fail = lock_removal(&Repo::new("mcp-lock-count"), &note);
     let repo = Repo::new("mcp-lock-left");
-    let mut mcp = Mcp::start_logged(&repo.root, "darkwing", &[("MOSAIC_IO_FAIL", &fail)]);
+    // A verb still running would be let finish for an hour: an end that waited on anything
+    // the server runs (the thread reading its stdin included) would come after the test's
+    // own deadline, which only fails it and decides nothing by its length.
+    let env = [
+        ("MOSAIC_IO_FAIL", fail.as_str()),
+        ("MOSAIC_MCP_FINISH_MS", "3600000"),
+    ];
+    let mut mcp = Mcp::start_logged(&repo.root, "darkwing", &env);
     // The note is written and answered: the failed removal comes after the receipt.
     let noted = mcp.call("change", note);
     assert_eq!(
         (noted.is_error, &noted.json()["text"]),
         (false, &json!("ok darkwing-1-note-1 rev 2 note 1"))
     );
-    // Then the server ends by itself, its stdin still open, saying why and what to run; within
-    // 30 s, less than the 35 s it lets a running verb have, so it is not waiting on the thread
-    // that reads its stdin.
+    // Then the server ends by itself, its stdin still open, saying why and what to run.
     let (status, stderr) = mcp
-        .ends_within(Duration::from_secs(30))
+        .ends_within(Duration::from_secs(120))
         .expect("the server ends once it has answered");
     let lock = repo.path(".git/mosaic-queue.lock");
     assert_eq!(status.code(), Some(1));

@@ -34,6 +34,8 @@ const SEAMS: &[&str] = &[
     "MOSAIC_SANDBOX_MEMORY_MIB",
     "MOSAIC_IO_TRACE",
     "MOSAIC_IO_FAIL",
+    "MOSAIC_MCP_MAX_ANSWER",
+    "MOSAIC_MCP_FINISH_MS",
 ];
 
 /// The seams' names found in `binary`: one pass for every `MOSAIC_`, then the names there.

@@ -7,7 +7,8 @@
 //! `MOSAIC_LOCK_WAIT_MS` shortens the wait for a live lock, `MOSAIC_BOOT_ID` stands in for the
 //! kernel's boot id (a test's reboot), `MOSAIC_NOW_MS` sets the clock,
 //! `MOSAIC_GITEA_DEADLINE_MS` shortens the Gitea deadline, `MOSAIC_MCP_MAX_ANSWER` lowers the
-//! bound on an MCP answer, `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower the
+//! bound on an MCP answer, `MOSAIC_MCP_FINISH_MS` sets how long a stopping MCP server lets a
+//! running verb finish, `MOSAIC_SANDBOX_FUEL` and `MOSAIC_SANDBOX_MEMORY_MIB` lower the
 //! sandbox's caps. `MOSAIC_IO_TRACE=FILE` appends one JSON line per I/O call to FILE (the bytes
 //! of every write, each named step and each printed receipt), from which the tests build the
 //! crash states a power loss may leave; `MOSAIC_IO_FAIL=N:FAULT` fails the Nth call with EIO,
@@ -136,6 +137,22 @@ pub fn mcp_max_answer(default: usize) -> usize {
         .and_then(|v| v.parse::<usize>().ok())
     {
         return bytes;
+    }
+    default
+}
+
+/// How long an MCP server that has stopped reading lets a verb still running finish:
+/// `default`, unless the fault-injection build is given `MOSAIC_MCP_FINISH_MS`, so a test can
+/// make that wait far longer than any deadline of its own and tell an end the server chose
+/// from one that waited out this bound.
+#[inline(always)]
+pub fn mcp_finish(default: std::time::Duration) -> std::time::Duration {
+    #[cfg(feature = "fault-injection")]
+    if let Some(ms) = std::env::var("MOSAIC_MCP_FINISH_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        return std::time::Duration::from_millis(ms);
     }
     default
 }

@@ -87,7 +87,7 @@ where
     // Waits end at once; a verb still writing finishes. The pool's thread blocked reading
     // stdin (when the server ends with its input open) is left to the process's exit.
     closing.cancel();
-    running.wait_idle(FINISH);
+    running.wait_idle(crate::io::seams::mcp_finish(FINISH));
     runtime.shutdown_background();
     served.map_err(|e| Failure::failed(format!("the MCP server stopped: {e}")))?;
     if engine::lock_left_behind() {
