@@ -275,56 +275,60 @@ mod tests {
         out
     }
 
+    /// A row's piece cell, as the reference renders it.
+    fn piece_cell(row: &Row) -> String {
+        match &row.brief {
+            Some(anchor) => format!("[{}]({})", escape(&row.piece), escape(anchor)),
+            None => escape(&row.piece),
+        }
+    }
+    /// A row's status cell, as the reference renders it.
+    fn status_cell(row: &Row, move_reason: Option<&str>) -> String {
+        let mut cell = String::from(row.status.as_str());
+        let open_round = matches!(row.status, Status::InReview | Status::WaitingOnJason);
+        if let Some(round) = row
+            .review
+            .as_ref()
+            .and_then(|r| r.rounds.last())
+            .filter(|_| open_round)
+        {
+            let request = round
+                .attempts
+                .last()
+                .filter(|a| round.requested && a.state != AttemptState::Posted)
+                .map_or(String::new(), |a| format!(", request {}", a.state.as_str()));
+            cell.push_str(&format!(" (round {}{request})", round.round));
+        }
+        let reason = match row.status {
+            Status::Blocked => row.blocked_reason.as_deref(),
+            _ => move_reason,
+        };
+        if let Some(r) = reason {
+            cell.push_str(": ");
+            cell.push_str(r);
+        }
+        cell
+    }
+    /// A row's issues cell, as the reference renders it.
+    fn issues_cell(row: &Row) -> String {
+        let list = |v: &[u64]| -> String {
+            let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
+            parts.join(", ")
+        };
+        let mut cell = list(&row.issues);
+        if row.closes_narrowed {
+            let closes = if row.closes.is_empty() {
+                String::from("none")
+            } else {
+                list(&row.closes)
+            };
+            cell.push_str(&format!(" (closes {closes})"));
+        }
+        cell
+    }
+
     /// The body as rendered before cells were written in place; the new one must match it.
     fn reference(state: &State) -> String {
-        fn piece_cell(row: &Row) -> String {
-            match &row.brief {
-                Some(anchor) => format!("[{}]({})", escape(&row.piece), escape(anchor)),
-                None => escape(&row.piece),
-            }
-        }
-        fn status_cell(row: &Row, move_reason: Option<&str>) -> String {
-            let mut cell = String::from(row.status.as_str());
-            let open_round = matches!(row.status, Status::InReview | Status::WaitingOnJason);
-            if let Some(round) = row
-                .review
-                .as_ref()
-                .and_then(|r| r.rounds.last())
-                .filter(|_| open_round)
-            {
-                let request = round
-                    .attempts
-                    .last()
-                    .filter(|a| round.requested && a.state != AttemptState::Posted)
-                    .map_or(String::new(), |a| format!(", request {}", a.state.as_str()));
-                cell.push_str(&format!(" (round {}{request})", round.round));
-            }
-            let reason = match row.status {
-                Status::Blocked => row.blocked_reason.as_deref(),
-                _ => move_reason,
-            };
-            if let Some(r) = reason {
-                cell.push_str(": ");
-                cell.push_str(r);
-            }
-            cell
-        }
-        fn issues_cell(row: &Row) -> String {
-            let list = |v: &[u64]| -> String {
-                let parts: Vec<String> = v.iter().map(|i| format!("#{i}")).collect();
-                parts.join(", ")
-            };
-            let mut cell = list(&row.issues);
-            if row.closes_narrowed {
-                let closes = if row.closes.is_empty() {
-                    String::from("none")
-                } else {
-                    list(&row.closes)
-                };
-                cell.push_str(&format!(" (closes {closes})"));
-            }
-            cell
-        }
         let mut out = String::new();
         out.push_str(HEADER);
         out.push('\n');

@@ -107,18 +107,25 @@ pub fn sweep(s: &Scenario) -> Swept {
             }
         }
     }
-    eprintln!(
-        "io-errors | {} | {} calls | ended {} done, {} exit 1, {} exit 3 | {} distinct outcomes | {} settled by a person | {} broken |",
-        s.name,
-        swept.calls,
-        swept.ended.0,
-        swept.ended.1,
-        swept.ended.2,
-        swept.outcomes,
-        swept.person,
-        swept.broken.len()
-    );
+    swept.report(s.name);
     swept
+}
+
+impl Swept {
+    /// The scenario's line of the sweep's table, on stderr.
+    fn report(&self, name: &str) {
+        eprintln!(
+            "io-errors | {} | {} calls | ended {} done, {} exit 1, {} exit 3 | {} distinct outcomes | {} settled by a person | {} broken |",
+            name,
+            self.calls,
+            self.ended.0,
+            self.ended.1,
+            self.ended.2,
+            self.outcomes,
+            self.person,
+            self.broken.len()
+        );
+    }
 }
 
 /// Gitea as it was before the run.
