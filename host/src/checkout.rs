@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mosaic_queue_core::{Queue, State};
+use mosaic_queue_core::State;
 use thiserror::Error;
 
 use crate::exit::Exit;
@@ -229,11 +229,6 @@ pub fn require_git() -> Result<(), CheckoutError> {
 fn executable(file: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Checks the checkout against what genesis recorded: the root and the branch.
-pub fn check_queue(paths: &Paths, queue: &Queue) -> Result<(), CheckoutError> {
-    check_state(paths, queue.state())
 }
 
 /// The same check from a state (the read view carries root and branch without the file).

@@ -110,8 +110,3 @@ pub fn blob_within(dir: &Path, spec: &str, cap: u64) -> Result<Vec<u8>, BlobErro
     }
     bytes(dir, &["cat-file", "blob", &oid], None, None).map_err(BlobError::Git)
 }
-
-/// Whether `HEAD:<path>` exists in the object database.
-pub fn head_has(dir: &Path, path: &str) -> bool {
-    run(dir, &["cat-file", "-e", &format!("HEAD:{path}")]).is_ok()
-}

@@ -1,38 +1,54 @@
 //! mosaic-queue: the native CLI around `mosaic-queue-core`. Everything that touches the world
 //! lives here: the I/O layer, the lock and witness, the durable write, git, and the clock.
-//! The faces (`cli`; `mcp`, the MCP server, and `gate`, the OpenSSH forced command, which
-//! parse with the CLI's grammar) call one function of the modules below them and print or
-//! send what it gives to their `reply::Reply`; `main.rs` picks the face and maps the outcome
-//! to an exit code.
+//! Each face translates its input into the engine's request and shows the engine's answer;
+//! `main.rs` picks the face and maps the outcome to an exit code. The modules are grouped
+//! bottom-up (the README gives their order one by one); only the faces, the engine and what
+//! the tests and benches reach directly are public.
 
-pub mod actor;
-pub mod board;
-pub mod change;
-pub mod checkout;
-pub mod cli;
+// The world: files, git, the clock, the sandbox, Gitea, and what the test seams lower.
 pub mod clock;
-pub mod command;
-pub mod commit;
-pub mod core_error;
 pub mod creds;
-pub mod doctor;
-pub mod engine;
 pub mod exit;
-pub mod gate;
-pub mod git;
+mod git;
+pub mod io;
+mod remote;
+
 pub mod gitea;
-pub mod guard;
+pub mod sandbox;
+
+mod checkout;
+mod core_error;
+
+// The store session: the lock, the witness, the durable write, the read view.
+pub mod store;
+
+// What every verb answers into, and what it checks its values and actor with.
+mod actor;
+mod named_files;
+mod reply;
+mod values;
+
+// The verbs.
+mod change;
+mod commit;
+mod doctor;
+mod guard;
+mod read;
+mod recovery;
+mod review;
+mod snapshot;
+
+// A checkout in memory, for the tests: the verbs over a file system that can be cut at any
+// call.
 #[cfg(any(test, feature = "fault-injection"))]
 pub mod in_memory;
-pub mod io;
+
+// The engine, and the command line two faces speak.
+pub mod command;
+pub mod engine;
+
+// The faces.
+pub mod board;
+pub mod cli;
+pub mod gate;
 pub mod mcp;
-pub mod named_files;
-pub mod read;
-pub mod recovery;
-pub mod remote;
-pub mod reply;
-pub mod review;
-pub mod sandbox;
-pub mod snapshot;
-pub mod store;
-pub mod values;

@@ -19,7 +19,7 @@ use crate::checkout;
 use crate::checkout::Paths;
 use crate::store::world::World;
 
-pub use choice::{Choice, Placeholder};
+pub use choice::Choice;
 
 /// What a finding is about: the stable `kind` strings of `doctor --json` (docs/doctor.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -68,7 +68,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, in the order findings are printed.
+    /// Every kind, in the order findings are printed (the tests' list of what doctor names).
+    #[cfg(any(test, feature = "fault-injection"))]
     pub const ALL: [Kind; 40] = [
         Kind::GitEnv,
         Kind::Worktree,

@@ -9,7 +9,7 @@ mod gathered;
 mod receipt;
 mod sink;
 
-pub use self::failure::{ErrorJson, Failure, Replied};
+pub use self::failure::{Failure, Replied};
 pub use self::gathered::{Finished, Gathered};
-pub use self::receipt::{ReceiptJson, entry_row};
+pub use self::receipt::entry_row;
 pub use self::sink::{Reply, acknowledge};
