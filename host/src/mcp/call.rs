@@ -631,3 +631,44 @@ fn review(seat: &str, r: Review) -> Result<Call, Failure> {
         .change(&r.op, seat)
         .call(Request::Review(asked), Shape::whole()))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// The fields serde says a tool's arguments take, from its refusal of a field it has not:
+    /// "unknown field `zzz`, expected one of `a`, `b`" (or "expected `a`", or none at all).
+    fn accepted(tool: &str) -> BTreeSet<String> {
+        let mut args = Map::new();
+        args.insert(String::from("zzz"), Value::from(1));
+        let refused = match call("jason", tool, args) {
+            Some(Err(f)) => f.message,
+            _ => panic!("{tool}: a field no tool has was taken"),
+        };
+        assert!(refused.contains("unknown field `zzz`"), "{tool}: {refused}");
+        let expected = refused.split("expected").nth(1).unwrap_or("");
+        expected
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Every tool's input schema names exactly the fields its arguments take: two definitions
+    /// (the schema clients read, the structs that parse a call) that cannot drift apart.
+    #[test]
+    fn each_tools_schema_names_the_fields_its_call_takes() {
+        for tool in super::super::tools::tools("jason") {
+            let properties: BTreeSet<String> = tool.input_schema["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            assert_eq!(accepted(&tool.name), properties, "{}", tool.name);
+        }
+    }
+}
