@@ -432,7 +432,7 @@ impl<'w> Session<'w> {
         // disk can hold yet, so it decides as it would on the loaded queue.
         let command =
             &super::heartbeat::with_signs(self.io, &self.paths, loaded.queue.state(), command);
-        let decided = super::archived::execute(
+        let decided = super::cut::history::execute(
             self.io,
             &self.paths,
             &mut loaded.queue,
@@ -575,7 +575,7 @@ impl<'w> Session<'w> {
         // Through the archives for a witness older than the epoch, as doctor checks it: one
         // it cannot check there is not extended, which is what doctor sends here for.
         let extends = loaded.witness.as_ref().map(|w| {
-            super::archived::check_extends(self.io, &self.paths, &loaded.queue, &loaded.sha, w)
+            super::cut::history::check_extends(self.io, &self.paths, &loaded.queue, &loaded.sha, w)
                 .is_ok()
         });
         // A retry is compared with what the first run recorded: by then the witness on disk may
@@ -593,7 +593,7 @@ impl<'w> Session<'w> {
         });
         let mut queue = loaded.queue.clone();
         let decided = (&command, op, by, self.at.as_str());
-        match super::archived::execute(self.io, &self.paths, &mut queue, decided)?.outcome {
+        match super::cut::history::execute(self.io, &self.paths, &mut queue, decided)?.outcome {
             Outcome::Recorded { rev, .. } => {
                 self.finish_accepted(&loaded, extends, recorded_witness, op, rev)?;
                 acknowledge(&loaded.queue, true)?;
