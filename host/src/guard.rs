@@ -112,7 +112,7 @@ fn changed_archives(top: &Path, index: Option<&Path>) -> Result<Vec<String>, Fai
     let Ok(head) = git::run(top, &["rev-parse", "-q", "--verify", "HEAD^{commit}"]) else {
         return Ok(Vec::new());
     };
-    let dir = crate::store::archive::DIR;
+    let dir = crate::store::cut::epochs::DIR;
     let tree = git::run(top, &["ls-tree", "-r", "--full-tree", &head, "--", dir])
         .map_err(|e| Failure::failed(format!("git ls-tree {head} failed: {e}")))?;
     let args = ["ls-files", "-s", "--", dir];

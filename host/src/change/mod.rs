@@ -3,7 +3,7 @@
 //! the core decide, writes durably and gives the receipt; a change that opened a review
 //! request attempt is then carried out by the request driver (`review::request`).
 
-pub mod archive;
+pub mod cut;
 pub mod genesis;
 pub mod heartbeat;
 

@@ -9,7 +9,7 @@ use crate::store;
 
 pub(super) fn inspect(io: &dyn Io, paths: &Paths, out: &mut Vec<Finding>) {
     let mut found = store::leftover_temps(io, paths);
-    found.extend(store::archive::leftover_temps(io, paths));
+    found.extend(store::cut::epochs::leftover_temps(io, paths));
     let temps: Vec<String> = found.iter().map(|p| rel(paths, p)).collect();
     if !temps.is_empty() {
         out.push(Finding::note(

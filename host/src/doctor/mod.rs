@@ -2,9 +2,9 @@
 //! on, each with the one command that cures it. It takes no lock and writes nothing, so it runs
 //! while a writer holds the lock and where every other verb refuses.
 
-mod archives;
 mod choice;
 mod claims;
+mod cut;
 mod files;
 mod guard;
 mod locks;

@@ -73,7 +73,7 @@ pub(super) fn inspect(
     if let Some(witness) = witness {
         history((io, paths), &queue, &bytes, witness.as_ref(), seen, out);
     }
-    super::archives::inspect(io, paths, &queue, out);
+    super::cut::inspect(io, paths, &queue, out);
     if !repo.genesis_committed(paths) {
         out.push(Finding::act(
             Kind::GenesisNotCommitted,
@@ -177,7 +177,7 @@ fn history(
     // same archives, so one that fails now changed since, and queue.json's tail is named.
     let (io, paths) = at;
     let entries =
-        store::archived::entries_after(io, paths, queue, confirmed).unwrap_or_else(|_| {
+        store::cut::history::entries_after(io, paths, queue, confirmed).unwrap_or_else(|_| {
             let log = queue.file().chain_entries();
             log.iter().filter(|e| e.rev > confirmed).cloned().collect()
         });
@@ -216,7 +216,7 @@ fn confirmed(
         }
         Some(w) => {
             let sha = mosaic_queue_core::sha256_hex(bytes);
-            if let Err(e) = store::archived::check_extends(io, paths, queue, &sha, w) {
+            if let Err(e) = store::cut::history::check_extends(io, paths, queue, &sha, w) {
                 out.push(recovery(
                     Kind::HistoryLost,
                     format!(

@@ -65,7 +65,7 @@ pub fn run(request: Request, reply: &mut dyn Reply) -> Replied {
             before,
             yes,
             change,
-        } => change::archive::archive(before, yes, &change.op, change.by.as_deref(), reply),
+        } => change::cut::archive(before, yes, &change.op, change.by.as_deref(), reply),
         Request::Review(review) => run_review(review, reply),
         other => run_other(other, reply),
     }

@@ -35,7 +35,7 @@ pub fn log(id: Option<u64>, limit: Option<usize>, reply: &mut dyn Reply) -> Repl
     // A row a cut archived: its entries are in the archives up to that cut.
     let archived = match id.map(|id| state.row(id)) {
         Some(Err(VerbError::RowArchived { epoch, .. })) => {
-            super::archived::entries(&paths, &queue, epoch)?
+            super::cut::entries(&paths, &queue, epoch)?
         }
         Some(Err(e)) => return Err(Failure::from(e)),
         _ => Vec::new(),

@@ -3,8 +3,8 @@
 //! Each reads what the witness vouches (`load`), a file ahead of it said to be visible, not
 //! confirmed durable.
 
-pub mod archived;
 pub mod claims;
+pub mod cut;
 pub mod describe;
 pub mod explain;
 pub mod load;

@@ -4,8 +4,8 @@
 use mosaic_queue_core::{Row, VerbError, layout, markdown::render_body, pick, to_canonical};
 use serde::Serialize;
 
-use super::archived::Found;
 use super::claims::{self, ClaimJson, Seen};
+use super::cut::Found;
 use super::describe::describe;
 use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
@@ -132,7 +132,7 @@ fn show_archived(
     (revision, durable): (u64, bool),
     reply: &mut dyn Reply,
 ) -> Replied {
-    let archived = match super::archived::find(paths, id, reply)? {
+    let archived = match super::cut::find(paths, id, reply)? {
         Found::Archived(archived) => archived,
         // The queue holds it after all (a write since the read view): show it as it is now.
         Found::Now(queue) => {
@@ -154,7 +154,7 @@ fn show_archived(
 }
 
 /// An archived row as `show` prints it: its lines, then the archive it was read from.
-pub fn describe_archived(archived: &super::archived::Archived, row: &Row) -> String {
+pub fn describe_archived(archived: &super::cut::Archived, row: &Row) -> String {
     let mut text = describe(archived.state(), row);
     text.push_str(&format!(
         "  archived: {} (history before rev {})\n",

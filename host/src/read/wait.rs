@@ -134,9 +134,9 @@ fn archived(
     revision: u64,
     reply: &mut dyn Reply,
 ) -> Result<bool, Failure> {
-    let archived = match super::archived::find(paths, id, reply)? {
-        super::archived::Found::Archived(archived) => archived,
-        super::archived::Found::Now(_) => return Ok(false),
+    let archived = match super::cut::find(paths, id, reply)? {
+        super::cut::Found::Archived(archived) => archived,
+        super::cut::Found::Now(_) => return Ok(false),
     };
     if !statuses.contains(&Status::Done) {
         return Err(Failure::refused(format!(

@@ -37,7 +37,7 @@ pub fn resolve(
     // An op a cut archived is answered from its archive by the change below: no fetch.
     let archived = match current.maybe_archived(op).is_empty() {
         true => false,
-        false => crate::store::archived::holder::<session::SessionError>(
+        false => crate::store::cut::history::holder::<session::SessionError>(
             &crate::io::RealIo,
             &paths,
             &current,

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::take::{FILES, take};
 use crate::reply::{Failure, Replied, Reply};
-use crate::store::archive;
+use crate::store::cut::epochs;
 use crate::store::session::{self, Session};
 
 /// `snapshot --out DIR`: the pair copied into `out`, new or empty, outside the repository.
@@ -21,7 +21,7 @@ pub fn snapshot(out: &Path, reply: &mut dyn Reply) -> Replied {
     let archives = super::take::archives(&held, &loaded)?;
     let archives: Vec<(&str, &[u8])> = archives
         .iter()
-        .filter_map(|(rel, bytes)| Some((archive::file_name(rel)?, bytes.as_slice())))
+        .filter_map(|(rel, bytes)| Some((epochs::file_name(rel)?, bytes.as_slice())))
         .collect();
     let [json_name, md_name] = FILES;
     session::write_copies(

@@ -20,7 +20,7 @@ pub fn archives(held: &Session, loaded: &Loaded) -> Result<Vec<(String, Vec<u8>)
     let io = held.world().io;
     let mut read = Vec::with_capacity(epoch.archives.len());
     for info in &epoch.archives {
-        let bytes = crate::store::archive::read(io, held.paths(), &info.file, &info.sha)
+        let bytes = crate::store::cut::epochs::read(io, held.paths(), &info.file, &info.sha)
             .map_err(session::SessionError::from)?;
         read.push((info.file.clone(), bytes));
     }

@@ -70,7 +70,7 @@ fn snapshot_archives(dir: &Path) -> Result<Vec<Vec<u8>>, Failure> {
         Ok(entries) => entries
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| crate::store::archive::is_archive_name(n))
+            .filter(|n| crate::store::cut::epochs::is_archive_name(n))
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => {

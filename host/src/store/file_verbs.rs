@@ -109,7 +109,7 @@ impl Session<'_> {
                 Some(e) => (Some(e.clone()), None),
                 // An op a cut archived is durable: its archive was before the cut was.
                 None => {
-                    let (e, file) = super::archived::archived_entry(io, paths, queue, op)?
+                    let (e, file) = super::cut::history::archived_entry(io, paths, queue, op)?
                         .ok_or_else(|| SessionError::NotInLog {
                             op: op.to_owned(),
                             rev,
@@ -119,7 +119,7 @@ impl Session<'_> {
             },
             None => (None, None),
         };
-        let tail = super::archived::entries_after(io, paths, queue, confirmed)?;
+        let tail = super::cut::history::entries_after(io, paths, queue, confirmed)?;
         if !tail.is_empty() {
             // Loaded unchecked: the chain is hashed from genesis, not continued from the old
             // witness.
@@ -143,19 +143,21 @@ fn confirmed_rev(io: &dyn Io, paths: &Paths, loaded: &Loaded) -> Result<u64, Ses
     match &loaded.witness {
         None if rev == 1 => Ok(0),
         None => Err(SessionError::SyncWithoutWitness { rev }),
-        Some(w) => match super::archived::check_extends(io, paths, &loaded.queue, &loaded.sha, w) {
-            Ok(()) => Ok(w.revision),
-            Err(StoreError::Witness(e)) => {
-                let msg = e.to_string();
-                let hint = if msg.contains("Manual recovery") {
-                    ""
-                } else {
-                    " (see Manual recovery)"
-                };
-                Err(SessionError::SyncLost(format!("{msg}{hint}")))
+        Some(w) => {
+            match super::cut::history::check_extends(io, paths, &loaded.queue, &loaded.sha, w) {
+                Ok(()) => Ok(w.revision),
+                Err(StoreError::Witness(e)) => {
+                    let msg = e.to_string();
+                    let hint = if msg.contains("Manual recovery") {
+                        ""
+                    } else {
+                        " (see Manual recovery)"
+                    };
+                    Err(SessionError::SyncLost(format!("{msg}{hint}")))
+                }
+                Err(e) => Err(e.into()),
             }
-            Err(e) => Err(e.into()),
-        },
+        }
     }
 }
 

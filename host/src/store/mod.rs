@@ -2,8 +2,6 @@
 //! witness, and the write protocol with its three points (visible, durable, acknowledged).
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
-pub mod archive;
-pub mod archived;
 pub mod cut;
 pub mod file_verbs;
 pub mod guard;
@@ -194,7 +192,7 @@ impl Loaded {
 /// revision (a cut killed after its rename, before its table) is stale too, not a hand edit.
 pub fn table_status(io: &dyn Io, paths: &Paths, queue: &Queue, body: &str) -> BodyStatus {
     match active_table_status(queue, body) {
-        BodyStatus::Unknown => archived::rendered_at(io, paths, queue, body)
+        BodyStatus::Unknown => cut::history::rendered_at(io, paths, queue, body)
             .map_or(BodyStatus::Unknown, |rev| BodyStatus::Stale { rev }),
         status => status,
     }
@@ -258,7 +256,7 @@ pub fn read_witness(io: &dyn Io, paths: &Paths) -> Result<Option<Witness>, Store
 pub fn load(io: &dyn Io, paths: &Paths) -> Result<Loaded, StoreError> {
     let mut loaded = load_unchecked(io, paths)?;
     if let Some(w) = &loaded.witness {
-        archived::check_extends(io, paths, &loaded.queue, &loaded.sha, w)?;
+        cut::history::check_extends(io, paths, &loaded.queue, &loaded.sha, w)?;
         loaded.extends_witness = true;
     }
     Ok(loaded)

@@ -14,8 +14,8 @@ use crate::checkout::Paths;
 use crate::clock;
 use crate::gitea::{self, GiteaError};
 use crate::io::{FileId, Io, RealIo};
-use crate::read::archived;
 use crate::read::claims::Seen;
+use crate::read::cut;
 use crate::reply::{Failure, entry_row};
 use crate::store;
 use crate::store::heartbeat;
@@ -120,9 +120,9 @@ impl Source {
             Err(VerbError::RowArchived { epoch, .. }) => epoch,
             _ => return Ok(None),
         };
-        let found = archived::row(&self.paths, &queue, id, epoch)?;
+        let found = cut::row(&self.paths, &queue, id, epoch)?;
         let row = found.row()?.clone();
-        let entries = archived::entries(&self.paths, &queue, epoch)?;
+        let entries = cut::entries(&self.paths, &queue, epoch)?;
         let log: Vec<LogItem> = entries
             .iter()
             .map(log_item)
@@ -150,7 +150,7 @@ impl Source {
         else {
             return Ok(Vec::new());
         };
-        Ok(archived::entries(&self.paths, &queue, last)?
+        Ok(cut::entries(&self.paths, &queue, last)?
             .iter()
             .map(log_item)
             .collect())

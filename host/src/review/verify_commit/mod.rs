@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use self::compare::Mismatch;
 use crate::exit::Exit;
-use crate::read::archived::{Found, find};
+use crate::read::cut::{Found, find};
 use crate::read::load::{load_for_read, load_queue_for_read};
 use crate::reply::{Failure, Replied, Reply};
 

@@ -4,8 +4,9 @@
 
 use mosaic_queue_core::{CutOutcome, Queue, VerbError};
 
-use super::session::{Session, SessionError};
-use super::{Loaded, archive, archived};
+use super::{epochs, history};
+use crate::store::Loaded;
+use crate::store::session::{Session, SessionError};
 
 impl Session<'_> {
     /// `verify --full`: every archive the epoch names, read in order (each checked against its
@@ -17,7 +18,7 @@ impl Session<'_> {
         let mut archives = Vec::new();
         if let Some(epoch) = loaded.queue.epoch() {
             for info in &epoch.archives {
-                archives.push(archive::read(io, self.paths(), &info.file, &info.sha)?);
+                archives.push(epochs::read(io, self.paths(), &info.file, &info.sha)?);
             }
         }
         // The verified queue is dropped first: the core builds its own from the bytes.
@@ -53,7 +54,7 @@ impl Session<'_> {
         match planned {
             CutOutcome::Recorded { .. } => {
                 // A temp file beside the archive is left only by a run killed before its link.
-                for temp in archive::leftover_temps(self.world().io, self.paths()) {
+                for temp in epochs::leftover_temps(self.world().io, self.paths()) {
                     let _ = self.world().io.remove(&temp);
                 }
                 self.repair(&loaded)?;
@@ -63,7 +64,7 @@ impl Session<'_> {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
                 self.place_archive(&loaded, &cut.archive_file, &cut.archive_bytes)?;
                 let (io, paths) = (self.world().io, self.paths());
-                super::write_whole(io, paths, &loaded, &cut.queue, &md, self.at())
+                crate::store::write_whole(io, paths, &loaded, &cut.queue, &md, self.at())
                     .map_err(SessionError::from)?;
                 acknowledge(&cut.queue, false)?;
                 io.step("receipt-printed");
@@ -85,7 +86,7 @@ impl Session<'_> {
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(), E> {
         let io = self.world().io;
-        let Some(held) = archived::holder::<SessionError>(io, self.paths(), queue, op)? else {
+        let Some(held) = history::holder::<SessionError>(io, self.paths(), queue, op)? else {
             return Err(SessionError::CutOpMaybeArchived { op: op.to_owned() }.into());
         };
         match held
@@ -110,7 +111,7 @@ impl Session<'_> {
             .epoch()
             .is_some_and(|e| e.archives.iter().any(|a| a.file == rel));
         let io = self.world().io;
-        archive::place(io, self.paths(), rel, bytes, named)?;
+        epochs::place(io, self.paths(), rel, bytes, named)?;
         io.step("archive-written");
         Ok(())
     }

@@ -9,7 +9,7 @@ use mosaic_queue_core::{Queue, sha256_hex};
 use super::{Finding, Kind};
 use crate::checkout::Paths;
 use crate::io::{self as fsio, Io};
-use crate::store::archive;
+use crate::store::cut::epochs;
 
 /// The active log's length past which doctor recommends a cut.
 pub const DUE_AFTER: usize = 10_000;
@@ -32,9 +32,9 @@ pub(super) fn inspect(io: &dyn Io, paths: &Paths, queue: &Queue, out: &mut Vec<F
     }
     let named: BTreeSet<&str> = named
         .iter()
-        .filter_map(|(f, _)| archive::file_name(f))
+        .filter_map(|(f, _)| epochs::file_name(f))
         .collect();
-    let Ok(on_disk) = archive::on_disk(io, paths) else {
+    let Ok(on_disk) = epochs::on_disk(io, paths) else {
         return;
     };
     for name in on_disk.iter().filter(|n| !named.contains(n.as_str())) {
@@ -42,7 +42,7 @@ pub(super) fn inspect(io: &dyn Io, paths: &Paths, queue: &Queue, out: &mut Vec<F
             Kind::ArchiveUnnamed,
             format!(
                 "{}{name} is named by no epoch of queue.json: a cut stopped before its queue file was written (its retry with the same op reuses or replaces it), or it was copied in by hand; never edit a named one, and remove this one only if no cut is under way",
-                archive::DIR
+                epochs::DIR
             ),
         ));
     }
@@ -66,12 +66,12 @@ fn due(queue: &Queue, out: &mut Vec<Finding>) {
 
 /// An archive the epoch names: there, a regular file, with the SHA-256 the epoch records.
 fn named_archive(io: &dyn Io, paths: &Paths, file: &str, sha: &str, out: &mut Vec<Finding>) {
-    let Some(path) = archive::path(paths, file) else {
+    let Some(path) = epochs::path(paths, file) else {
         out.push(Finding::person(
             Kind::ArchiveChanged,
             format!(
                 "queue.json's epoch names {file} as an archive, which is not {}epoch-NNNN.json; restore queue.json from git",
-                archive::DIR
+                epochs::DIR
             ),
         ));
         return;

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use mosaic_queue_core::sha256_hex;
 
-use super::{StoreError, io_err};
 use crate::checkout::Paths;
 use crate::io::{Io, Kind};
+use crate::store::{StoreError, io_err};
 
 /// Where every archive lives, relative to the checkout's top.
 pub const DIR: &str = "docs/plans/archive/";

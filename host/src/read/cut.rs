@@ -8,7 +8,7 @@ use mosaic_queue_core::{Entry, Queue, Row, State, Verb, VerbError};
 use crate::checkout::Paths;
 use crate::io::RealIo;
 use crate::reply::{Failure, Reply};
-use crate::store::archive;
+use crate::store::cut::epochs;
 use crate::store::session::SessionError;
 
 /// An archived row as it stood at its cut, with the archive's verified queue (its state for
@@ -55,7 +55,7 @@ pub fn row(paths: &Paths, queue: &Queue, id: u64, epoch: u32) -> Result<Archived
         .epoch()
         .and_then(|e| e.archives.iter().find(|a| a.epoch == epoch))
         .ok_or_else(|| Failure::from(mosaic_queue_core::VerbError::NoSuchRow { id }))?;
-    let bytes = archive::read(&RealIo, paths, &info.file, &info.sha).map_err(SessionError::from)?;
+    let bytes = epochs::read(&RealIo, paths, &info.file, &info.sha).map_err(SessionError::from)?;
     let queue = Queue::verify(&bytes).map_err(SessionError::from)?;
     Ok(Archived {
         queue,
@@ -73,7 +73,7 @@ pub fn entries(paths: &Paths, queue: &Queue, epoch: u32) -> Result<Vec<Entry>, F
     let mut all = Vec::new();
     for info in e.archives.iter().filter(|a| a.epoch <= epoch) {
         let bytes =
-            archive::read(&RealIo, paths, &info.file, &info.sha).map_err(SessionError::from)?;
+            epochs::read(&RealIo, paths, &info.file, &info.sha).map_err(SessionError::from)?;
         let file = mosaic_queue_core::parse_queue(&bytes).map_err(|e| {
             SessionError::from(crate::store::StoreError::ArchiveInvalid {
                 file: info.file.clone(),

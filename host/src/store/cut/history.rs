@@ -8,9 +8,10 @@ use mosaic_queue_core::{
     parse_queue, sha256,
 };
 
-use super::{StoreError, archive};
+use super::epochs;
 use crate::checkout::Paths;
 use crate::io::Io;
+use crate::store::StoreError;
 
 /// The archives of `epochs` as `queue`'s epoch names them: each read bounded and checked
 /// against the SHA-256 the epoch records, then parsed (no replay).
@@ -28,7 +29,7 @@ pub fn read_archives(
         let Some(info) = epoch.archives.iter().find(|a| a.epoch == k) else {
             continue;
         };
-        let bytes = archive::read(io, paths, &info.file, &info.sha)?;
+        let bytes = epochs::read(io, paths, &info.file, &info.sha)?;
         let file = parse_queue(&bytes).map_err(|e| StoreError::ArchiveInvalid {
             file: info.file.clone(),
             why: e.to_string(),
@@ -98,7 +99,7 @@ pub fn rendered_at(io: &dyn Io, paths: &Paths, queue: &Queue, body: &str) -> Opt
     let epoch = queue.epoch()?;
     let hash = Body::Sha256(sha256(body.as_bytes()));
     for info in epoch.archives.iter().rev() {
-        let bytes = archive::read(io, paths, &info.file, &info.sha).ok()?;
+        let bytes = epochs::read(io, paths, &info.file, &info.sha).ok()?;
         let file = parse_queue(&bytes).ok()?;
         if let Some(e) = file.log.iter().rev().find(|e| e.body == hash) {
             return Some(e.rev);
@@ -180,7 +181,7 @@ fn holding<E: From<StoreError> + From<QueueError>>(
     else {
         return Ok(None);
     };
-    let bytes = archive::read(io, paths, &info.file, &info.sha)?;
+    let bytes = epochs::read(io, paths, &info.file, &info.sha)?;
     Ok(Some(Queue::verify(&bytes)?))
 }
 
