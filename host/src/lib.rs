@@ -20,7 +20,7 @@ mod checkout;
 mod core_error;
 
 // The store session: the lock, the witness, the durable write, the read view.
-pub mod store;
+mod store;
 
 // What every verb answers into, and what it checks its values and actor with.
 mod actor;

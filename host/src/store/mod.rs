@@ -27,8 +27,7 @@ use crate::exit::Exit;
 use crate::io::{self as fsio, FsKind, Io, Kind};
 
 pub use write::{
-    Durable, confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table,
-    write_whole, write_witness,
+    confirm_tail, create, leftover_temps, sweep_temps, write_durably, write_table, write_whole,
 };
 
 /// Why the store could not read or write.

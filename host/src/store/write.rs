@@ -17,13 +17,6 @@ use super::{Loaded, StoreError, io_err};
 use crate::checkout::Paths;
 use crate::io::{FileId, Io, Kind};
 
-/// A write that reached the durable point.
-#[derive(Debug)]
-pub struct Durable {
-    pub rev: u64,
-    pub witness: Witness,
-}
-
 /// Removes the temp files a killed writer left (`.<name>.<pid>.tmp` beside queue.json,
 /// QUEUE.md, the witness and the read view). Only the lock holder writes these, so under the
 /// lock every one of them is a leftover; a plain `git add docs/plans` would otherwise commit
@@ -161,7 +154,7 @@ pub fn write_durably(
     loaded_rows: &[Row],
     md: &str,
     at: &str,
-) -> Result<Durable, StoreError> {
+) -> Result<(), StoreError> {
     let file = NewFile {
         spliced: layout::appended(new.file(), &loaded.bytes, loaded_rows)
             .unwrap_or_else(|| Spliced::whole(new.to_bytes())),
@@ -179,7 +172,7 @@ pub fn write_whole(
     new: &Queue,
     md: &str,
     at: &str,
-) -> Result<Durable, StoreError> {
+) -> Result<(), StoreError> {
     let file = NewFile {
         spliced: Spliced::whole(new.to_bytes()),
         prev: &loaded.bytes,
@@ -196,7 +189,7 @@ fn replace_loaded(
     file: NewFile<'_>,
     md: &str,
     at: &str,
-) -> Result<Durable, StoreError> {
+) -> Result<(), StoreError> {
     let staged = stage(io, paths, file)?;
     unchanged_since_load(io, paths, loaded, &staged.temp)?;
     if let Err(e) = io.rename(&staged.temp, &paths.queue_json) {
@@ -236,7 +229,7 @@ pub fn create(
     queue: &Queue,
     md: &str,
     at: &str,
-) -> Result<Durable, StoreError> {
+) -> Result<(), StoreError> {
     let file = NewFile {
         spliced: Spliced::whole(queue.to_bytes()),
         prev: &[],
@@ -316,7 +309,7 @@ fn settle(
     staged: &Staged<'_>,
     md: &str,
     at: &str,
-) -> Result<Durable, StoreError> {
+) -> Result<(), StoreError> {
     let rev = queue.revision();
     io.sync_dir(&paths.plans)
         .map_err(|source| StoreError::NotDurable {
@@ -326,10 +319,10 @@ fn settle(
         })?;
     io.step("queue-dir-synced");
     let sha = staged.file.sha256_hex();
-    let witness = write_witness(io, paths, queue, prev, &sha, at, staged.written())?;
+    write_witness(io, paths, queue, prev, &sha, at, staged.written())?;
     write_table(io, paths, queue, md)
         .map_err(|source| StoreError::TableNotWritten { rev, source })?;
-    Ok(Durable { rev, witness })
+    Ok(())
 }
 
 /// Replaces the body between QUEUE.md's markers with the current render.

@@ -25,9 +25,6 @@ use probe::BOOT_ID;
 pub use probe::{Probe, RealProbe};
 use wait::Waiter;
 
-/// How long the CLI waits for a live holder before it gives up.
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(30);
-
 /// What a lock or gate file holds: who took it, and enough to tell later whether that process
 /// still runs (pid plus start time, on this host and this boot).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -266,11 +263,6 @@ fn parse_holder(bytes: &[u8]) -> Result<Holder, String> {
     Ok(holder)
 }
 
-/// Classifies the bytes of a lock or gate file.
-pub fn classify(probe: &dyn Probe, bytes: &[u8]) -> Result<Class, LockError> {
-    Ok(classify_at(probe, &here(probe)?, bytes))
-}
-
 fn classify_at(probe: &dyn Probe, here: &Here, bytes: &[u8]) -> Class {
     let holder = match parse_holder(bytes) {
         Ok(h) => h,
@@ -368,12 +360,10 @@ impl fmt::Debug for Lock<'_> {
 }
 
 impl Lock<'_> {
+    /// Who took the lock, as its file says (the tests read it back).
+    #[cfg(test)]
     pub fn holder(&self) -> &Holder {
         &self.holder
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Removes the file if it still holds this lock's content, then fsyncs `.git`.

@@ -292,7 +292,8 @@ fn watch_wakes_for_its_name_only() {
 #[test]
 fn classes() {
     let probe = Fake::new();
-    let class = |h: &Holder| classify(&probe, &to_canonical(h)).unwrap();
+    let here = here(&probe).unwrap();
+    let class = |h: &Holder| classify_at(&probe, &here, &to_canonical(h));
     assert_eq!(class(&live()), Class::Live(live()));
     assert_eq!(class(&dead()), Class::Dead(dead()));
     assert_eq!(class(&mismatch()), Class::Mismatch(mismatch()));
@@ -322,7 +323,7 @@ fn classes() {
         to_canonical(&holder(0, 7, "h", "b")),
         to_canonical(&holder(u32::MAX, 7, "h", "b")),
     ] {
-        let c = classify(&probe, &bad).unwrap();
+        let c = classify_at(&probe, &here, &bad);
         assert_eq!(c.name(), "invalid", "{c}");
         assert!(!c.to_string().contains('\n'));
     }

@@ -14,4 +14,4 @@ pub use self::load::{Seen, load_unlocked, read_durable, read_file, read_listing,
 pub use self::open::{Session, check_filesystem, locate};
 pub use self::upkeep::write_copies;
 pub use self::write::{change, log_outcome};
-pub use crate::io::{Kind, Refusal, into_refusal, size_text};
+pub use crate::io::{Kind, into_refusal, size_text};

@@ -163,7 +163,9 @@ impl Session<'_> {
     }
 
     /// The two files a snapshot holds, under this lock: the queue as loaded (with its exact
-    /// bytes) and QUEUE.md's exact bytes. Checking them is the caller's.
+    /// bytes) and QUEUE.md's exact bytes. Checking them is the caller's (the checkout in
+    /// memory's `snapshot`).
+    #[cfg(any(test, feature = "fault-injection"))]
     pub fn copy_pair(&self) -> Result<(Loaded, Vec<u8>), SessionError> {
         let loaded = self.load()?;
         let md = self.read_table()?;
