@@ -10,6 +10,11 @@ use std::process::exit;
 #[path = "src/sandbox/engine.rs"]
 mod engine;
 
+// The sandbox tests' hand-written modules, compiled here too in builds with the test seams.
+#[cfg(feature = "fault-injection")]
+#[path = "src/sandbox/tests/modules.rs"]
+mod test_modules;
+
 fn main() {
     // host/module's build script compiled the module (or took MOSAIC_SANDBOX_WASM's file) and
     // named it; it ran beside the compile of this script's Cranelift, not after it.
@@ -23,6 +28,8 @@ fn main() {
     let wasm = std::fs::read(&module)
         .unwrap_or_else(|e| fail(&format!("the sandbox module {}: {e}", module.display())));
     let native = precompile(&wasm);
+    #[cfg(feature = "fault-injection")]
+    test_modules(&out);
     // Stored LZ4-packed, its length first: native code packs to about half, the binary has a
     // size budget, and LZ4 unpacks in about a millisecond (deflate took nine).
     let packed = lz4_flex::block::compress_prepend_size(&native);
@@ -35,6 +42,22 @@ fn main() {
         wasm.len().div_ceil(1024),
         native.len().div_ceil(1024)
     );
+}
+
+/// Compiles each of the sandbox tests' modules into `OUT_DIR/test-modules/NAME.cwasm`, as the
+/// real one is compiled: the tests load them as the runner loads the embedded module.
+#[cfg(feature = "fault-injection")]
+fn test_modules(out: &std::path::Path) {
+    println!("cargo:rerun-if-changed=src/sandbox/tests/modules.rs");
+    let dir = out.join("test-modules");
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| fail(&format!("cannot make {}: {e}", dir.display())));
+    for (name, text) in test_modules::all() {
+        let wasm = wat::parse_str(&text)
+            .unwrap_or_else(|e| fail(&format!("the test module {name} does not parse: {e}")));
+        std::fs::write(dir.join(format!("{name}.cwasm")), precompile(&wasm))
+            .unwrap_or_else(|e| fail(&format!("cannot write the test module {name}: {e}")));
+    }
 }
 
 /// Stops the build with `why` on stderr, which cargo shows for a failed build script.

@@ -117,12 +117,13 @@ step "smoke: the shipped binary, built without the fault-injection feature"
 # `cargo build` never turns the seams on (only test builds get the feature), so this is the
 # binary `cargo install` ships, in the dev profile: the seams are what differ, not the
 # optimizer (docs/testing.md). It is copied aside before the smoke target's own build puts
-# the test binary back in target/debug; the Node tests below run the copy too. The smoke
-# target is built with `--workspace`, as the tests above were, so it reuses their dependencies:
-# `-p mosaic-queue` resolves features for that package alone and rebuilt wasmtime, gix and
-# rmcp a second time (about four of this stage's five minutes).
+# the test binary back in target/debug; the Node tests below run the copy too. Both builds
+# resolve features for the whole workspace, as the tests above did, so each compiles the host
+# crate alone and reuses every dependency the tests built (docs/testing.md says how the
+# features are kept the same); `-p mosaic-queue` would resolve them for that package alone
+# and compile about 90 crates again.
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
-cargo build -p mosaic-queue --bin mosaic-queue
+cargo build --workspace --bin mosaic-queue
 mkdir -p "$target_dir/shipped"
 cp "$target_dir/debug/mosaic-queue" "$target_dir/shipped/mosaic-queue"
 MOSAIC_SHIPPED_BIN="$target_dir/shipped/mosaic-queue" cargo test --workspace --test smoke

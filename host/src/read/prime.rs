@@ -48,7 +48,8 @@ pub enum Reach {
 }
 
 impl Reach {
-    /// This process's reach: the gate's once the gate confined it (`remote::is`).
+    /// This process's reach: the gate's once a remote seat's policy was committed to
+    /// (`remote::is`).
     pub fn here() -> Reach {
         if crate::remote::is() {
             Reach::Gate

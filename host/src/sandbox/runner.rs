@@ -59,12 +59,20 @@ impl Sandbox {
         Sandbox::checked(engine, module)
     }
 
-    /// Compiles `wasm` at run time: only the tests' hand-written modules, in builds whose
-    /// wasmtime has Cranelift (the dev-dependency adds it; the shipped binary has none).
+    /// Loads one of the tests' hand-written modules, which host/build.rs compiled ahead of
+    /// time into `OUT_DIR/test-modules/` (sandbox/tests/modules.rs).
     #[cfg(test)]
-    pub fn compile(wasm: &[u8]) -> Result<Sandbox, SandboxError> {
+    pub fn test_module(name: &str) -> Result<Sandbox, SandboxError> {
         let engine = engine()?;
-        let module = Module::new(&engine, wasm).map_err(|e| broken("compile", &e))?;
+        let file = format!("{}/test-modules/{name}.cwasm", env!("OUT_DIR"));
+        let native =
+            std::fs::read(&file).map_err(|e| SandboxError::Broken(format!("read {file}: {e}")))?;
+        // SAFETY: as for `embedded`: the bytes are what this build's own build script made
+        // with `Engine::precompile_module` and `engine::config()`, from the text in
+        // sandbox/tests/modules.rs, read back unchanged from OUT_DIR; wasmtime still checks
+        // its version, the target and every setting, and refuses a mismatch.
+        let module =
+            unsafe { Module::deserialize(&engine, &native) }.map_err(|e| broken("load", &e))?;
         Sandbox::checked(engine, module)
     }
 

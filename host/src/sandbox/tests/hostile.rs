@@ -1,28 +1,13 @@
-//! Modules that misbehave, written in the text format: the runner must turn each into its
-//! error (trap, exhausted fuel, unreadable result, missing export), never a panic or a verdict.
+//! Modules that misbehave (sandbox/tests/modules.rs, compiled by host/build.rs): the runner
+//! must turn each into its error (trap, exhausted fuel, unreadable result, missing export, an
+//! import), never a panic or a verdict.
 
 use crate::exit::Exit;
 use crate::sandbox::{Caps, Sandbox, SandboxError};
 
-/// The sandbox surface with `body` as `verify_snapshot`'s code; `alloc` hands out addresses
-/// from 1024 up and `free` does nothing.
-fn module(body: &str) -> Sandbox {
-    let text = format!(
-        r#"(module
-            (memory (export "memory") 2)
-            (global $next (mut i32) (i32.const 1024))
-            (func (export "alloc") (param $len i32) (result i32)
-                (local $at i32)
-                (local.set $at (global.get $next))
-                (global.set $next (i32.add (global.get $next) (local.get $len)))
-                (local.get $at))
-            (func (export "free") (param i32 i32))
-            (func (export "verify_snapshot")
-                (param i32 i32 i32 i32 i32 i32 i32 i32 i32) (result i32)
-                {body}))"#
-    );
-    let wasm = wat::parse_str(&text).expect("the test module parses");
-    Sandbox::compile(&wasm).unwrap_or_else(|e| panic!("the test module loads: {e}"))
+/// The test module `name` (sandbox/tests/modules.rs), as host/build.rs compiled it.
+fn module(name: &str) -> Sandbox {
+    Sandbox::test_module(name).unwrap_or_else(|e| panic!("the test module {name} loads: {e}"))
 }
 
 fn run(sandbox: &Sandbox) -> SandboxError {
@@ -33,7 +18,7 @@ fn run(sandbox: &Sandbox) -> SandboxError {
 
 #[test]
 fn a_trap_refuses_the_snapshot() {
-    let err = run(&module("unreachable"));
+    let err = run(&module("trap"));
     assert_eq!(
         err.to_string(),
         "verify --snapshot: the sandbox stopped (wasm trap: wasm `unreachable` instruction \
@@ -44,7 +29,7 @@ fn a_trap_refuses_the_snapshot() {
 
 #[test]
 fn a_loop_that_never_ends_runs_out_of_fuel() {
-    let sandbox = module("(loop $forever (br $forever)) unreachable");
+    let sandbox = module("forever");
     let caps = Caps {
         fuel: 1_000_000,
         ..Caps::shipped()
@@ -62,7 +47,7 @@ fn a_loop_that_never_ends_runs_out_of_fuel() {
 #[test]
 fn growing_memory_past_the_cap_is_the_memory_cap_even_when_handled() {
     // memory.grow answers -1 and the module then traps on its own, as Rust's allocator does.
-    let sandbox = module("(drop (memory.grow (i32.const 100))) unreachable");
+    let sandbox = module("grows");
     let caps = Caps {
         memory: 4 << 20,
         ..Caps::shipped()
@@ -79,20 +64,10 @@ fn growing_memory_past_the_cap_is_the_memory_cap_even_when_handled() {
 #[test]
 fn an_unreadable_result_fails_the_command() {
     let cases = [
-        ("(i32.const -8)", "its address is outside memory"),
-        // A length of 0xffff at address 0 runs past the 128 KiB memory.
-        (
-            "(i32.store (i32.const 0) (i32.const 0xffffff)) (i32.const 0)",
-            "its length runs outside memory",
-        ),
-        // Four zero bytes: an empty payload, which has no tag.
-        ("(i32.const 16)", "it ends early"),
-        // Length 1, tag 9.
-        (
-            "(i32.store (i32.const 16) (i32.const 1)) (i32.store8 (i32.const 20) (i32.const 9)) \
-             (i32.const 16)",
-            "unknown result tag",
-        ),
+        ("outside", "its address is outside memory"),
+        ("too-long", "its length runs outside memory"),
+        ("empty", "it ends early"),
+        ("tag-9", "unknown result tag"),
     ];
     for (body, why) in cases {
         let err = run(&module(body));
@@ -109,8 +84,7 @@ fn an_unreadable_result_fails_the_command() {
 
 #[test]
 fn a_module_without_the_surface_fails_the_command() {
-    let wasm = wat::parse_str(r#"(module (memory (export "memory") 1))"#).expect("parses");
-    let sandbox = Sandbox::compile(&wasm).expect("loads: it imports nothing");
+    let sandbox = module("no-surface");
     let err = run(&sandbox);
     assert!(
         err.to_string()
@@ -122,8 +96,7 @@ fn a_module_without_the_surface_fails_the_command() {
 
 #[test]
 fn a_module_that_imports_anything_is_refused() {
-    let wasm = wat::parse_str(r#"(module (import "env" "f" (func)))"#).expect("parses");
-    let err = Sandbox::compile(&wasm).err().expect("refused");
+    let err = Sandbox::test_module("imports").err().expect("refused");
     assert_eq!(
         err.to_string(),
         "verify --snapshot: the sandbox failed: the module imports env::f, and a sandbox module \
