@@ -12,6 +12,8 @@ pub mod renew;
 mod request;
 mod verbs;
 
+/// A change request as the core's command: the demo's steps are checked to be changes.
+#[cfg(test)]
 pub use self::command::command as change_command;
 pub use self::policy::{MAX_WAIT_SECS, Policy, PolicyError, Remote};
 pub use self::request::{Candidate, Change, MoveText, NewRowText, Request, Review};
