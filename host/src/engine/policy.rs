@@ -266,6 +266,99 @@ pub fn names_file(root: &Path, value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Change, MoveText};
+
+    fn change(by: Option<&str>) -> Change {
+        Change {
+            op: String::from("darkwing-op-0001"),
+            by: by.map(String::from),
+        }
+    }
+
+    fn moved(candidate: Option<Candidate>) -> Request {
+        let moved = MoveText {
+            id: 3,
+            status: String::from("in-review"),
+            reason: None,
+            candidate,
+            issue: Some(7),
+            evidence: None,
+            lease: None,
+        };
+        Request::Move {
+            moved,
+            change: change(None),
+        }
+    }
+
+    /// Requests built as the MCP server builds them, with no command line in between: the
+    /// local policy lets each through, a remote seat's judges each by its kind.
+    #[test]
+    fn a_remote_policy_judges_requests_as_values() {
+        let dir = std::env::temp_dir().join(format!("policy-requests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("manifest.txt"), "x").unwrap();
+        let remote = Policy::remote(String::from("darkwing"), dir.clone());
+        let kind = |request: &Request| remote.admit(request).map_err(|e| e.kind());
+        let cases = [
+            (moved(Some(Candidate::Named(String::from("main")))), Ok(())),
+            (
+                moved(Some(Candidate::Named(String::from("manifest.txt")))),
+                Err("file-argument"),
+            ),
+            (
+                moved(Some(Candidate::Named(String::from("--output=x")))),
+                Err("option-injection"),
+            ),
+            (
+                moved(Some(Candidate::Text {
+                    from: "--manifest-text",
+                    text: String::from("a.txt sha256:00"),
+                })),
+                Ok(()),
+            ),
+            (
+                Request::Note {
+                    id: 3,
+                    text: String::from("hi"),
+                    change: change(Some("jason")),
+                },
+                Err("actor-pinned"),
+            ),
+            (
+                Request::Reclaim {
+                    id: 3,
+                    reason: String::from("gone"),
+                    change: change(None),
+                },
+                Err("privileged-verb"),
+            ),
+            (Request::Guard, Err("local-only")),
+            (
+                Request::Wait {
+                    id: Some(3),
+                    status: vec![String::from("done")],
+                    revision_after: None,
+                    timeout: None,
+                },
+                Err("wait-unbounded"),
+            ),
+            (
+                Request::Wait {
+                    id: Some(3),
+                    status: vec![String::from("done")],
+                    revision_after: None,
+                    timeout: Some(String::from("600")),
+                },
+                Ok(()),
+            ),
+        ];
+        for (request, expected) in &cases {
+            assert_eq!(kind(request), *expected, "{request:?}");
+            assert!(Policy::local().admit(request).is_ok(), "{request:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn names_file_tells_files_from_directories_and_nothing() {
