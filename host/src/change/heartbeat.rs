@@ -8,7 +8,7 @@ use crate::actor::actor;
 use crate::checkout::Paths;
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::heartbeat;
-use crate::store::session;
+use crate::store::session::At;
 use crate::store::world::World;
 
 /// What `heartbeat --json` prints.
@@ -20,13 +20,12 @@ struct HeartbeatJson<'a> {
     text: &'a str,
 }
 
-/// `heartbeat` by `by` (else `$MOSAIC_AGENT_NAME`) in the checkout around the working
-/// directory.
-pub fn heartbeat(by: Option<&str>, reply: &mut dyn Reply) -> Replied {
+/// `heartbeat` by `by` (else `$MOSAIC_AGENT_NAME`), `at` its world and checkout.
+pub fn heartbeat(at: At<'_>, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
     let seat = actor(by, reply)?;
     // The seat names a file: it is checked as every seat is before anything is written.
     mosaic_queue_core::check_seat(&seat)?;
-    heartbeat_in(World::real(), &session::locate()?, &seat, reply)
+    heartbeat_in(at.world, &at.paths()?, &seat, reply)
 }
 
 /// `heartbeat` for `seat` (already checked) in the checkout at `paths`, stamped with

@@ -14,39 +14,38 @@ use crate::actor::actor;
 use crate::checkout::Paths;
 use crate::reply::{Replied, Reply, acknowledge, entry_row};
 use crate::review::request::carry_out;
-use crate::store::session;
+use crate::store::session::{self, At};
 use crate::store::world::World;
 use crate::values::check_op;
 
-/// `command` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`), in the checkout around the
-/// working directory: add, move, release, assign, note, set, and the review verbs that write
+/// `command` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`), `at` its world and checkout: add, move, release, assign, note, set, and the review verbs that write
 /// one entry (`review resolve` fetches its comment first: `review::resolve`).
-pub fn change(command: &Command, op: &str, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
+pub fn change(
+    at: At<'_>,
+    command: &Command,
+    op: &str,
+    by: Option<&str>,
+    reply: &mut dyn Reply,
+) -> Replied {
     check_op(op)?;
     let by = actor(by, reply)?;
-    change_in(&session::locate()?, command, op, &by, reply)
+    change_in(at.world, &at.paths()?, command, op, &by, reply)
 }
 
-/// A change in the checkout at `paths` by `by` (already resolved): the one path of every
+/// A change in `world` on the checkout at `paths` by `by` (already resolved): the one path of every
 /// change, which `demo` also runs in its scratch checkout. When the core says the change
 /// opened a review request attempt, the request is carried out next.
 pub fn change_in(
+    world: World<'_>,
     paths: &Paths,
     command: &Command,
     op: &str,
     by: &str,
     reply: &mut dyn Reply,
 ) -> Replied {
-    let (outcome, queue) = session::change(
-        World::real(),
-        paths,
-        command,
-        op,
-        by,
-        acknowledge(reply, op),
-    )?;
+    let (outcome, queue) = session::change(world, paths, command, op, by, acknowledge(reply, op))?;
     match outcome.request() {
-        Some(request) => carry_out(paths, &outcome, request, &queue, by, reply),
+        Some(request) => carry_out(world, paths, &outcome, request, &queue, by, reply),
         None => Ok(()),
     }
 }
@@ -69,24 +68,43 @@ struct NothingJson<'a> {
 /// `take` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`): under the lock, the row `next SEAT`
 /// names moves to in-progress for SEAT as one entry, whose receipt it gives. A retry of the
 /// op answers with its original receipt, however the queue moved on.
-pub fn take(take: &TakeCmd, op: &str, by: Option<&str>, reply: &mut dyn Reply) -> Replied {
+pub fn take(
+    at: At<'_>,
+    take: &TakeCmd,
+    op: &str,
+    by: Option<&str>,
+    reply: &mut dyn Reply,
+) -> Replied {
     check_op(op)?;
     let by = actor(by, reply)?;
-    take_with(&session::locate()?, take, op, &by, reply)
+    take_with(at.world, &at.paths()?, take, op, &by, reply)
 }
 
-/// `take` in the checkout at `paths` by `by` (already resolved); `demo` runs it too. The
+/// `take` in `world` on the checkout at `paths` by `by` (already resolved); `demo` runs it
+/// too. The
 /// receipt object carries `current`, the row taken as it now stands.
-pub fn take_in(paths: &Paths, op: &str, by: &str, reply: &mut dyn Reply) -> Replied {
-    take_with(paths, &TakeCmd::default(), op, by, reply)
+pub fn take_in(
+    world: World<'_>,
+    paths: &Paths,
+    op: &str,
+    by: &str,
+    reply: &mut dyn Reply,
+) -> Replied {
+    take_with(world, paths, &TakeCmd::default(), op, by, reply)
 }
 
 /// `take` with its lease and `--no-reclaim` as given; the session reads the heartbeats the
 /// choice of an expired claim needs.
-fn take_with(paths: &Paths, take: &TakeCmd, op: &str, by: &str, reply: &mut dyn Reply) -> Replied {
+fn take_with(
+    world: World<'_>,
+    paths: &Paths,
+    take: &TakeCmd,
+    op: &str,
+    by: &str,
+    reply: &mut dyn Reply,
+) -> Replied {
     let take = Command::Take(take.clone());
-    let (outcome, queue) =
-        session::change(World::real(), paths, &take, op, by, acknowledge(reply, op))?;
+    let (outcome, queue) = session::change(world, paths, &take, op, by, acknowledge(reply, op))?;
     match outcome {
         Outcome::NothingToTake { held } => nothing_to_take(&queue, op, by, held, reply),
         Outcome::Applied { .. } | Outcome::Recorded { .. } => {

@@ -17,6 +17,7 @@ use crate::named_files::read_queue_md;
 use crate::read::explain::next_explained_in;
 use crate::reply::{Failure, Replied, Reply};
 use crate::store::session;
+use crate::store::world::World;
 use crate::values::check_op;
 
 /// The sample migration map's table: the rows the demo checkout starts from.
@@ -108,16 +109,16 @@ pub fn run_step(paths: &Paths, request: Request, reply: &mut dyn Reply) -> Repli
     let (command, change) = match request {
         Request::Next {
             seat: Some(seat), ..
-        } => return next_explained_in(paths, &seat, reply),
+        } => return next_explained_in(World::real(), paths, &seat, reply),
         Request::Take { change, .. } => {
             let by = change.by.ok_or_else(no_actor)?;
-            return take_in(paths, &change.op, &by, reply);
+            return take_in(World::real(), paths, &change.op, &by, reply);
         }
         other => super::command::command(other)?,
     };
     check_op(&change.op)?;
     let by = change.by.as_deref().ok_or_else(no_actor)?;
-    change_in(paths, &command, &change.op, by, reply)
+    change_in(World::real(), paths, &command, &change.op, by, reply)
 }
 
 /// Runs one of `STEPS` in the scratch checkout at `paths` as the face parses it, giving its

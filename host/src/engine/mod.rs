@@ -1,7 +1,7 @@
 //! The engine: one typed request in, one answer out. `run` judges a `Request` under the
-//! `Policy` the face hands it, runs its verb in the checkout around the working directory, and
-//! gives the answer to the face's `Reply` (which prints it, gathers it as a document, or
-//! pages it). Every face (the command line, the MCP server, the OpenSSH gate) only builds a
+//! `Policy` the face hands it, runs its verb in the checkout around the working directory
+//! (`run_in`: in a world and checkout passed as values, as tests do in memory), and gives the
+//! answer to the face's `Reply` (which prints it, gathers it as a document, or pages it). Every face (the command line, the MCP server, the OpenSSH gate) only builds a
 //! request and shows the answer; nothing here parses or prints a face's text.
 
 pub mod board;
@@ -22,7 +22,10 @@ pub use crate::read::prime::{Reach, rules as prime_rules};
 pub use crate::store::lock::left_behind as lock_left_behind;
 pub use crate::store::watch::stoppable;
 
+use crate::checkout::Paths;
 use crate::reply::{Failure, Replied, Reply};
+use crate::store::session::{self, At};
+use crate::store::world::World;
 
 /// The seat a server serves (`seat`, else `MOSAIC_AGENT_NAME`), checked as every verb checks
 /// a seat, in a checkout: what an MCP server refuses before it serves anything.
@@ -35,8 +38,29 @@ pub fn server_seat(seat: Option<String>) -> Result<String, Failure> {
     Ok(seat)
 }
 
-/// Runs `request` under `policy`, giving its answer to `reply`.
+/// Runs `request` under `policy` in the checkout around the working directory, giving its
+/// answer to `reply`. Outside a checkout each verb still answers as it always has: one that
+/// needs none runs, the others refuse where they look for it.
 pub fn run(request: Request, policy: &Policy, reply: &mut dyn Reply) -> Replied {
+    match session::locate() {
+        Ok(paths) => run_in(request, World::real(), &paths, policy, reply),
+        Err(_) => run_at(request, At::unlocated(), policy, reply),
+    }
+}
+
+/// Runs `request` under `policy` in `world` on the checkout at `paths`, giving its answer to
+/// `reply`. The verbs `verbs` names as the real world's run there whatever `world` is.
+pub fn run_in(
+    request: Request,
+    world: World<'_>,
+    paths: &Paths,
+    policy: &Policy,
+    reply: &mut dyn Reply,
+) -> Replied {
+    run_at(request, At::new(world, paths), policy, reply)
+}
+
+fn run_at(request: Request, at: At<'_>, policy: &Policy, reply: &mut dyn Reply) -> Replied {
     policy.admit(&request)?;
-    verbs::run(request, reply)
+    verbs::run(request, at, reply)
 }

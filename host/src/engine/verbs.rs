@@ -1,25 +1,27 @@
 //! Each request to the one function of the modules below that answers it: the reads, the
 //! changes (through `command` to the core's `Command`), the review verbs, recovery, the
-//! snapshot, the commit procedure and the checks.
+//! snapshot, the commit procedure and the checks; the reads and changes run `At` the world
+//! given, the rest in the real one (`run_other` says which and why).
 
 use mosaic_queue_core::TakeCmd;
 
 use super::command;
 use super::request::{Request, Review};
 use crate::reply::{Replied, Reply};
+use crate::store::session::At;
 use crate::{change, commit, doctor, guard, read, recovery, review, snapshot};
 
-/// Runs an admitted request.
-pub fn run(request: Request, reply: &mut dyn Reply) -> Replied {
+/// Runs an admitted request `at` its world and checkout.
+pub fn run(request: Request, at: At<'_>, reply: &mut dyn Reply) -> Replied {
     match request {
-        Request::List => read::rows::list(reply),
+        Request::List => read::rows::list(at, reply),
         Request::Stale { span } => read::stale::list_stale(&span, reply),
-        Request::Show { id } => read::rows::show(id, reply),
+        Request::Show { id } => read::rows::show(at, id, reply),
         Request::Next {
             seat,
             explain: true,
-        } => read::explain::next_explained(seat, reply),
-        Request::Next { seat, .. } => read::rows::next(seat, reply),
+        } => read::explain::next_explained(at, seat, reply),
+        Request::Next { seat, .. } => read::rows::next(at, seat, reply),
         Request::Prime { seat } => read::prime::prime(seat, reply),
         Request::Wait {
             id,
@@ -44,9 +46,9 @@ pub fn run(request: Request, reply: &mut dyn Reply) -> Replied {
                 no_reclaim,
                 ..Default::default()
             };
-            change::take(&take, &change.op, change.by.as_deref(), reply)
+            change::take(at, &take, &change.op, change.by.as_deref(), reply)
         }
-        Request::Heartbeat { by } => change::heartbeat::heartbeat(by.as_deref(), reply),
+        Request::Heartbeat { by } => change::heartbeat::heartbeat(at, by.as_deref(), reply),
         Request::Genesis { map, change } => {
             change::genesis::genesis(&map, &change.op, change.by.as_deref(), reply)
         }
@@ -66,14 +68,15 @@ pub fn run(request: Request, reply: &mut dyn Reply) -> Replied {
             yes,
             change,
         } => change::cut::archive(before, yes, &change.op, change.by.as_deref(), reply),
-        Request::Review(review) => run_review(review, reply),
-        other => run_other(other, reply),
+        Request::Review(review) => run_review(review, at, reply),
+        other => run_other(other, at, reply),
     }
 }
 
 /// The review verbs: resolve fetches its comment first, verify-commit only reads, the others
-/// are plain changes.
-fn run_review(review: Review, reply: &mut dyn Reply) -> Replied {
+/// are plain changes. Resolve (it fetches from Gitea) and verify-commit (it runs git) run in
+/// the real world; a request posts to Gitea, its entries are written `at` the world given.
+fn run_review(review: Review, at: At<'_>, reply: &mut dyn Reply) -> Replied {
     match review {
         Review::VerifyCommit { id, reference } => {
             review::verify_commit::verify_commit(id, &reference, reply)
@@ -93,14 +96,19 @@ fn run_review(review: Review, reply: &mut dyn Reply) -> Replied {
         ),
         other => {
             let (command, change) = command::command(Request::Review(other))?;
-            change::change(&command, &change.op, change.by.as_deref(), reply)
+            change::change(at, &command, &change.op, change.by.as_deref(), reply)
         }
     }
 }
 
 /// The checks, recovery, git and setting-up verbs, and the plain changes (add, move, release,
-/// assign, note, set, lease-default, reclaim).
-fn run_other(request: Request, reply: &mut dyn Reply) -> Replied {
+/// assign, note, set, lease-default, reclaim), which run `at` the world given. The others run
+/// in the real world, as do stale, wait, prime, log, genesis, accept-history and archive above
+/// (not yet threaded): verify-snapshot needs no checkout and reads the directory named;
+/// doctor reports on a broken checkout rather than refusing; unlock, sync, verify and render
+/// keep their own order of refusals; snapshot writes the directory named; commit, guard and
+/// install-hook run git; map-check reads the file named.
+fn run_other(request: Request, at: At<'_>, reply: &mut dyn Reply) -> Replied {
     match request {
         Request::VerifySnapshot { dir, base } => {
             snapshot::verify::verify_snapshot(&dir, base.as_deref(), reply)
@@ -121,7 +129,7 @@ fn run_other(request: Request, reply: &mut dyn Reply) -> Replied {
         Request::MapCheck { map } => read::map_check::map_check(&map, reply),
         change_request => {
             let (command, change) = command::command(change_request)?;
-            change::change(&command, &change.op, change.by.as_deref(), reply)
+            change::change(at, &command, &change.op, change.by.as_deref(), reply)
         }
     }
 }

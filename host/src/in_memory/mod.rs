@@ -2,7 +2,8 @@
 //! a repository that answers the checkout's facts, processes that live until the next one
 //! starts, and a fixed clock. Each `Process` hands the session a `World` over them with the
 //! hook a test chooses, so whole verbs run as the binary runs them, with no process, no socket
-//! and no real file system; what a verb would print comes back as lines.
+//! and no real file system; what a verb would print comes back as lines, and a request run
+//! through the engine (`Checkout::engine`) comes back as its `--json` document.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -13,9 +14,11 @@ use mosaic_queue_core::{Queue, State};
 
 use crate::checkout::CheckoutError;
 use crate::checkout::Paths;
+use crate::engine::{self, Policy, Request};
 use crate::exit::Exit;
 use crate::io::hook::Hook;
 use crate::io::memory::{Disk, MemIo};
+use crate::reply::{Finished, Gathered};
 use crate::store::lock::Probe;
 use crate::store::session::SessionError;
 use crate::store::world::{Clock, Guard, Repository, World};
@@ -261,6 +264,16 @@ impl Checkout {
             .publish(file(&self.paths.queue_json), file(&self.paths.queue_md));
     }
 
+    /// Runs `request` under `policy` through the engine in a new process with no hook, its
+    /// answer gathered as `--json` (and the MCP server) gives it.
+    pub fn engine(&self, request: Request, policy: &Policy) -> Finished {
+        let process = self.process(None);
+        let (verb, change) = (request.name(), request.is_change());
+        let mut gathered = Gathered::new(true);
+        let result = engine::run_in(request, process.world(), &self.paths, policy, &mut gathered);
+        gathered.finish(verb, change, &result)
+    }
+
     /// queue.json as it is now, verified; `None` when it is missing or does not verify.
     pub fn queue(&self) -> Option<Queue> {
         Queue::verify(&self.disk.get(&self.paths.queue_json)?).ok()
@@ -314,4 +327,6 @@ impl Process<'_> {
     }
 }
 
+#[cfg(test)]
+mod tests;
 mod verbs;

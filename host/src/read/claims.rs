@@ -1,15 +1,14 @@
 //! What the reads say of leased claims: each row in progress under a seat with a lease, its
 //! holder, the lease's end, the last sign of life and its state, judged with the heartbeats
-//! read from their files at this host's clock. A queue without leases shows nothing new.
+//! read from their files at the world's clock. A queue without leases shows nothing new.
 
 use mosaic_queue_core::signs::{Claim, Judged, Liveness, Signs, judge};
 use mosaic_queue_core::{Row, State, lease_text};
 use serde::Serialize;
 
 use crate::checkout::Paths;
-use crate::clock;
-use crate::io::Io;
 use crate::store::heartbeat;
+use crate::store::world::World;
 
 /// The signs of life of the queue's leased claims, read now, and now as the log writes it.
 pub struct Seen {
@@ -20,10 +19,10 @@ pub struct Seen {
 impl Seen {
     /// Reads the heartbeats of the holders of leased claims in `state` (none when it holds no
     /// leased claim, so a queue without leases opens no file).
-    pub fn read(io: &dyn Io, paths: &Paths, state: &State) -> Seen {
+    pub fn read(world: World<'_>, paths: &Paths, state: &State) -> Seen {
         Seen {
-            signs: heartbeat::signs(io, paths, state),
-            now: clock::now(),
+            signs: heartbeat::signs(world.io, paths, state),
+            now: world.clock.now(),
         }
     }
 

@@ -6,10 +6,11 @@
 use mosaic_queue_core::{Entry, Queue, Row, State, Verb, VerbError};
 
 use crate::checkout::Paths;
-use crate::io::RealIo;
+use crate::io::{Io, RealIo};
 use crate::reply::{Failure, Reply};
 use crate::store::cut::epochs;
 use crate::store::session::SessionError;
+use crate::store::world::World;
 
 /// An archived row as it stood at its cut, with the archive's verified queue (its state for
 /// the move reason and dependencies, its log for a round's manifest) and its path.
@@ -37,12 +38,17 @@ pub enum Found {
     Archived(Archived),
 }
 
-pub fn find(paths: &Paths, id: u64, reply: &mut dyn Reply) -> Result<Found, Failure> {
-    let queue = super::load::load_unlocked(paths, reply)?.queue;
+pub fn find(
+    world: World<'_>,
+    paths: &Paths,
+    id: u64,
+    reply: &mut dyn Reply,
+) -> Result<Found, Failure> {
+    let queue = super::load::load_unlocked(world, paths, reply)?.queue;
     match queue.state().row(id) {
         Ok(_) => Ok(Found::Now(queue)),
         Err(VerbError::RowArchived { epoch, .. }) => {
-            Ok(Found::Archived(row(paths, &queue, id, epoch)?))
+            Ok(Found::Archived(row(world.io, paths, &queue, id, epoch)?))
         }
         Err(e) => Err(e.into()),
     }
@@ -50,12 +56,18 @@ pub fn find(paths: &Paths, id: u64, reply: &mut dyn Reply) -> Result<Found, Fail
 
 /// Row `id`, which `queue`'s epoch says cut `epoch` archived, read from that archive (which
 /// is verified: it is a queue file of its own).
-pub fn row(paths: &Paths, queue: &Queue, id: u64, epoch: u32) -> Result<Archived, Failure> {
+pub fn row(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    id: u64,
+    epoch: u32,
+) -> Result<Archived, Failure> {
     let info = queue
         .epoch()
         .and_then(|e| e.archives.iter().find(|a| a.epoch == epoch))
         .ok_or_else(|| Failure::from(mosaic_queue_core::VerbError::NoSuchRow { id }))?;
-    let bytes = epochs::read(&RealIo, paths, &info.file, &info.sha).map_err(SessionError::from)?;
+    let bytes = epochs::read(io, paths, &info.file, &info.sha).map_err(SessionError::from)?;
     let queue = Queue::verify(&bytes).map_err(SessionError::from)?;
     Ok(Archived {
         queue,

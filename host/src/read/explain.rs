@@ -9,9 +9,9 @@ use super::describe::describe;
 use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
 use crate::checkout::Paths;
-use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
-use crate::store::session;
+use crate::store::session::At;
+use crate::store::world::World;
 
 #[derive(Serialize)]
 struct PassedJson {
@@ -34,17 +34,22 @@ struct ExplainJson<'a> {
 
 /// `next [SEAT] --explain`: what `next` prints, then each open row it passed over, in queue
 /// order, with why; done rows are counted, not listed.
-pub fn next_explained(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
+pub fn next_explained(at: At<'_>, seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let seat = seat_or_agent(seat, "next")?;
-    next_explained_in(&session::locate()?, &seat, reply)
+    next_explained_in(at.world, &at.paths()?, &seat, reply)
 }
 
-/// `next SEAT --explain` in the checkout at `paths`; `demo` runs it too.
-pub fn next_explained_in(paths: &Paths, seat: &str, reply: &mut dyn Reply) -> Replied {
+/// `next SEAT --explain` in `world` on the checkout at `paths`; `demo` runs it too.
+pub fn next_explained_in(
+    world: World<'_>,
+    paths: &Paths,
+    seat: &str,
+    reply: &mut dyn Reply,
+) -> Replied {
     let json = reply.documents();
-    let seen = load_for_read_in(paths, reply)?;
+    let seen = load_for_read_in(world, paths, reply)?;
     let st = &seen.state;
-    let signs = Seen::read(&RealIo, paths, st);
+    let signs = Seen::read(world, paths, st);
     let explained = pick::explain_with(&st.rows, seat, &signs.signs, &signs.now);
     let row = explained.pick.and_then(|id| st.row(id).ok());
     if json {

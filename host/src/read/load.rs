@@ -12,12 +12,17 @@ use crate::store::world::World;
 
 /// Loads for a read in the checkout around the working directory.
 pub fn load_for_read(reply: &mut dyn Reply) -> Result<Seen, Failure> {
-    load_for_read_in(&session::locate()?, reply)
+    load_for_read_in(World::real(), &session::locate()?, reply)
 }
 
-/// `load_for_read` in the checkout at `paths` (the demo reads its scratch checkout).
-pub fn load_for_read_in(paths: &Paths, reply: &mut dyn Reply) -> Result<Seen, Failure> {
-    let seen = session::read_unlocked(World::real(), paths)?;
+/// `load_for_read` in `world` on the checkout at `paths` (the demo reads its scratch
+/// checkout).
+pub fn load_for_read_in(
+    world: World<'_>,
+    paths: &Paths,
+    reply: &mut dyn Reply,
+) -> Result<Seen, Failure> {
+    let seen = session::read_unlocked(world, paths)?;
     if !seen.durable {
         reply.warn(&format!(
             "rev {} visible, not confirmed durable",
@@ -30,14 +35,18 @@ pub fn load_for_read_in(paths: &Paths, reply: &mut dyn Reply) -> Result<Seen, Fa
 /// The whole verified queue for a read that needs its log (`log`), which the read view does
 /// not hold: read unlocked as the other reads' fallback does.
 pub fn load_queue_for_read(reply: &mut dyn Reply) -> Result<Queue, Failure> {
-    Ok(load_unlocked(&session::locate()?, reply)?.queue)
+    Ok(load_unlocked(World::real(), &session::locate()?, reply)?.queue)
 }
 
 /// queue.json read and replayed without the lock (and once more under it if that failed),
 /// checked against the checkout. A file ahead of the witness is said to be visible, not
 /// confirmed durable.
-pub fn load_unlocked(paths: &Paths, reply: &mut dyn Reply) -> Result<Loaded, Failure> {
-    let loaded = session::load_unlocked(World::real(), paths)?;
+pub fn load_unlocked(
+    world: World<'_>,
+    paths: &Paths,
+    reply: &mut dyn Reply,
+) -> Result<Loaded, Failure> {
+    let loaded = session::load_unlocked(world, paths)?;
     if loaded.ahead_of_witness() {
         reply.warn(&format!(
             "rev {} visible, not confirmed durable",

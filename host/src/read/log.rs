@@ -30,7 +30,8 @@ fn line(e: &Entry) -> String {
 /// at most `limit` of them.
 pub fn log(id: Option<u64>, limit: Option<usize>, reply: &mut dyn Reply) -> Replied {
     let paths = crate::store::session::locate()?;
-    let queue = super::load::load_unlocked(&paths, reply)?.queue;
+    let queue =
+        super::load::load_unlocked(crate::store::world::World::real(), &paths, reply)?.queue;
     let state = queue.state();
     // A row a cut archived: its entries are in the archives up to that cut.
     let archived = match id.map(|id| state.row(id)) {

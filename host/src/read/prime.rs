@@ -14,7 +14,6 @@ use serde::Serialize;
 use super::claims::{ClaimJson, Seen};
 use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
-use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
 use crate::store::session;
 
@@ -290,9 +289,9 @@ pub fn prime(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let seat = seat_or_agent(seat, "prime")?;
     mosaic_queue_core::check_seat(&seat)?;
     let paths = session::locate()?;
-    let seen = load_for_read_in(&paths, reply)?;
+    let seen = load_for_read_in(crate::store::world::World::real(), &paths, reply)?;
     let at = (seen.state.revision, seen.durable, Reach::here());
-    let signs = Seen::read(&RealIo, &paths, &seen.state);
+    let signs = Seen::read(crate::store::world::World::real(), &paths, &seen.state);
     let mut p = gather(&seen.state.rows, at, &seat, &signs);
     // Leave out the last passed-over row, then the last own row, until both forms fit.
     while text(&p).len() > MAX_BYTES || document(&p).len() > MAX_BYTES {

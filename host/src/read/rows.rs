@@ -9,10 +9,8 @@ use super::cut::Found;
 use super::describe::describe;
 use super::load::load_for_read_in;
 use crate::actor::seat_or_agent;
-use crate::io::RealIo;
 use crate::reply::{Replied, Reply};
-use crate::store::session;
-use crate::store::world::World;
+use crate::store::session::{self, At};
 
 #[derive(Serialize)]
 struct ListJson<'a> {
@@ -39,14 +37,14 @@ pub struct RowJson<'a> {
 }
 
 /// `list`: every row as the table shows it, or the `{revision, durable, rows}` document.
-pub fn list(reply: &mut dyn Reply) -> Replied {
+pub fn list(at: At<'_>, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
-    let paths = session::locate()?;
+    let paths = at.paths()?;
     // The rows' text as the read view holds it is the text of the document's last member.
     // The view's state holds no rows; one whose rows carry no lease holds no leased claim
     // (a quote inside a row's text is escaped, so the key cannot be spelled there).
     if json
-        && let Some(listing) = session::read_listing(World::real(), &paths)?
+        && let Some(listing) = session::read_listing(at.world, &paths)?
         && !contains(listing.rows_text(), b"\"lease\": ")
     {
         let head = to_canonical(&ListJson {
@@ -59,9 +57,9 @@ pub fn list(reply: &mut dyn Reply) -> Replied {
             return reply.document(doc);
         }
     }
-    let seen = load_for_read_in(&paths, reply)?;
+    let seen = load_for_read_in(at.world, &paths, reply)?;
     let st = &seen.state;
-    let claims = Seen::read(&RealIo, &paths, st).all(st);
+    let claims = Seen::read(at.world, &paths, st).all(st);
     if json {
         reply.serialized(&ListJson {
             revision: st.revision,
@@ -83,20 +81,20 @@ fn contains(bytes: &[u8], needle: &[u8]) -> bool {
 }
 
 /// `show ID`: one row as `field: value` lines, or the `{revision, durable, row}` document.
-pub fn show(id: u64, reply: &mut dyn Reply) -> Replied {
+pub fn show(at: At<'_>, id: u64, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
-    let paths = session::locate()?;
-    let seen = load_for_read_in(&paths, reply)?;
+    let paths = at.paths()?;
+    let seen = load_for_read_in(at.world, &paths, reply)?;
     let st = &seen.state;
     // The read view holds the rows, not the epoch: a row it lacks may be archived.
     let row = match st.row(id) {
         Ok(row) => row,
         Err(VerbError::RowArchived { .. } | VerbError::NoSuchRow { .. }) => {
-            return show_archived(&paths, id, (st.revision, seen.durable), reply);
+            return show_archived(at, &paths, id, (st.revision, seen.durable), reply);
         }
         Err(e) => return Err(e.into()),
     };
-    let claim = Seen::read(&RealIo, &paths, st).judge(row);
+    let claim = Seen::read(at.world, &paths, st).judge(row);
     if json {
         reply.serialized(&RowJson {
             revision: st.revision,
@@ -127,12 +125,13 @@ pub fn with_claim(mut text: String, claim: Option<&ClaimJson>) -> String {
 /// `show ID` of a row the state as read lacks: the row as the archive that holds it has it,
 /// and where; refused as `no row` when no cut archived it.
 fn show_archived(
+    at: At<'_>,
     paths: &crate::checkout::Paths,
     id: u64,
     (revision, durable): (u64, bool),
     reply: &mut dyn Reply,
 ) -> Replied {
-    let archived = match super::cut::find(paths, id, reply)? {
+    let archived = match super::cut::find(at.world, paths, id, reply)? {
         Found::Archived(archived) => archived,
         // The queue holds it after all (a write since the read view): show it as it is now.
         Found::Now(queue) => {
@@ -165,13 +164,13 @@ pub fn describe_archived(archived: &super::cut::Archived, row: &Row) -> String {
 }
 
 /// `next [SEAT]`: the row SEAT (else `$MOSAIC_AGENT_NAME`) should take up next.
-pub fn next(seat: Option<String>, reply: &mut dyn Reply) -> Replied {
+pub fn next(at: At<'_>, seat: Option<String>, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let seat = seat_or_agent(seat, "next")?;
-    let paths = session::locate()?;
-    let seen = load_for_read_in(&paths, reply)?;
+    let paths = at.paths()?;
+    let seen = load_for_read_in(at.world, &paths, reply)?;
     let st = &seen.state;
-    let signs = Seen::read(&RealIo, &paths, st);
+    let signs = Seen::read(at.world, &paths, st);
     let row = pick::next_with(&st.rows, &seat, &signs.signs, &signs.now);
     if json {
         reply.serialized(&RowJson {

@@ -40,7 +40,7 @@ struct StaleListJson<'a> {
 pub fn list_stale(span: &Span, reply: &mut dyn Reply) -> Replied {
     let json = reply.documents();
     let paths = session::locate()?;
-    let loaded = load_unlocked(&paths, reply)?;
+    let loaded = load_unlocked(crate::store::world::World::real(), &paths, reply)?;
     let (queue, durable) = (&loaded.queue, !loaded.ahead_of_witness());
     let cutoff = clock::format_millis(clock::now_millis() - span.millis());
     let found = stale(queue.rows(), &queue.file().log, &cutoff);

@@ -134,7 +134,7 @@ fn archived(
     revision: u64,
     reply: &mut dyn Reply,
 ) -> Result<bool, Failure> {
-    let archived = match super::cut::find(paths, id, reply)? {
+    let archived = match super::cut::find(crate::store::world::World::real(), paths, id, reply)? {
         super::cut::Found::Archived(archived) => archived,
         super::cut::Found::Now(_) => return Ok(false),
     };

@@ -19,6 +19,7 @@ use crate::store::world::World;
 /// holds is given and the attempt's state decides the exit. The outcome's receipt goes to
 /// `reply` after the change's own.
 pub fn carry_out(
+    world: World<'_>,
     paths: &Paths,
     outcome: &Outcome,
     request: &ReviewRequest,
@@ -36,14 +37,8 @@ pub fn carry_out(
     let posted = gitea::post_request(request);
     let args = outcome_args(id, op, &posted);
     let outcome_op = outcome_op(op);
-    let after = session::log_outcome(
-        World::real(),
-        paths,
-        args,
-        by,
-        acknowledge(reply, &outcome_op),
-    )
-    .map_err(|f: Failure| unlogged(id, op, issue, &posted, f))?;
+    let after = session::log_outcome(world, paths, args, by, acknowledge(reply, &outcome_op))
+        .map_err(|f: Failure| unlogged(id, op, issue, &posted, f))?;
     match (&posted, attempt_state(&after, id, op)) {
         (PostOutcome::Failed { message, .. }, AttemptState::Failed) => {
             Err(Failure::failed(format!(

@@ -81,7 +81,7 @@ impl Source {
         }
         let loaded = session::load_unlocked(World::real(), &self.paths)?;
         let durable = !loaded.ahead_of_witness();
-        let seen = Seen::read(&RealIo, &self.paths, loaded.queue.state());
+        let seen = Seen::read(World::real(), &self.paths, loaded.queue.state());
         let snapshot = Arc::new(build(&loaded.queue, durable, &seen, self.issues.clone()));
         if let (Some(key), Ok(mut cache)) = (key, self.cache.lock()) {
             *cache = Some((key, Arc::clone(&snapshot)));
@@ -120,7 +120,7 @@ impl Source {
             Err(VerbError::RowArchived { epoch, .. }) => epoch,
             _ => return Ok(None),
         };
-        let found = cut::row(&self.paths, &queue, id, epoch)?;
+        let found = cut::row(&RealIo, &self.paths, &queue, id, epoch)?;
         let row = found.row()?.clone();
         let entries = cut::entries(&self.paths, &queue, epoch)?;
         let log: Vec<LogItem> = entries

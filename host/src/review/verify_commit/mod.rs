@@ -122,7 +122,12 @@ pub fn verify_commit(id: u64, reference: &str, reply: &mut dyn Reply) -> Replied
     // A row the read view lacks may be archived: its last round is in its archive.
     let archived = match seen.state.row(id) {
         Ok(_) => None,
-        Err(_) => match find(&crate::store::session::locate()?, id, reply)? {
+        Err(_) => match find(
+            crate::store::world::World::real(),
+            &crate::store::session::locate()?,
+            id,
+            reply,
+        )? {
             Found::Archived(archived) => Some(archived),
             Found::Now(_) => None,
         },

@@ -1,6 +1,7 @@
 //! What a session is and how it starts and ends: the held queue lock with the world, the
 //! checkout's paths and the command's start time that every read and write under it uses;
-//! `locate` finds the checkout and `check_filesystem` refuses one durability does not cover.
+//! `locate` finds the checkout, `At` is a world with its checkout (located, or to be where a
+//! verb looks), and `check_filesystem` refuses one durability does not cover.
 
 use super::error::SessionError;
 use crate::checkout::{self, Paths};
@@ -13,6 +14,41 @@ use crate::store::{self, StoreError};
 pub fn locate() -> Result<Paths, SessionError> {
     let cwd = std::env::current_dir().map_err(SessionError::WorkingDir)?;
     Ok(checkout::locate(&cwd)?)
+}
+
+/// Where a verb runs: a world, and the checkout in it, located already or (the real world
+/// outside a checkout) located where the verb looks for it, so it refuses as it always has.
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    pub world: World<'a>,
+    located: Option<&'a Paths>,
+}
+
+impl<'a> At<'a> {
+    /// `world` with its checkout at `paths`.
+    pub fn new(world: World<'a>, paths: &'a Paths) -> At<'a> {
+        At {
+            world,
+            located: Some(paths),
+        }
+    }
+
+    /// The real world, its checkout not yet located: `paths` looks around the working
+    /// directory and refuses as `locate` does.
+    pub fn unlocated() -> At<'static> {
+        At {
+            world: World::real(),
+            located: None,
+        }
+    }
+
+    /// The checkout's paths.
+    pub fn paths(&self) -> Result<Paths, SessionError> {
+        match self.located {
+            Some(paths) => Ok(paths.clone()),
+            None => locate(),
+        }
+    }
 }
 
 /// Refuses a checkout whose directories are on a filesystem the durability claims do not cover.
