@@ -43,13 +43,14 @@ pub fn server_seat(seat: Option<String>) -> Result<String, Failure> {
 /// needs none runs, the others refuse where they look for it.
 pub fn run(request: Request, policy: &Policy, reply: &mut dyn Reply) -> Replied {
     match session::locate() {
-        Ok(paths) => run_in(request, World::real(), &paths, policy, reply),
+        Ok(paths) => run_at(request, At::new(World::real(), &paths), policy, reply),
         Err(_) => run_at(request, At::unlocated(), policy, reply),
     }
 }
 
 /// Runs `request` under `policy` in `world` on the checkout at `paths`, giving its answer to
-/// `reply`. The verbs `verbs` names as the real world's run there whatever `world` is.
+/// `reply`: the reads of rows and the changes (`Request::runs_in_any_world`); any other
+/// request is refused, since it would reach the real checkout whatever `world` is.
 pub fn run_in(
     request: Request,
     world: World<'_>,
@@ -57,6 +58,14 @@ pub fn run_in(
     policy: &Policy,
     reply: &mut dyn Reply,
 ) -> Replied {
+    // The other verbs still reach the real checkout themselves (verbs.rs says why): given a
+    // world of its own, one of them would act on the working directory instead.
+    if !request.runs_in_any_world() {
+        return Err(Failure::failed(format!(
+            "{} runs on the real checkout only; run it with engine::run",
+            request.name()
+        )));
+    }
     run_at(request, At::new(world, paths), policy, reply)
 }
 

@@ -265,6 +265,31 @@ impl Request {
         }
     }
 
+    /// Whether the engine runs this request in the world it is given (`engine::run_in`): the
+    /// reads of rows and the changes; the rest reach the real checkout themselves.
+    pub fn runs_in_any_world(&self) -> bool {
+        match self {
+            Request::List
+            | Request::Show { .. }
+            | Request::Next { .. }
+            | Request::Take { .. }
+            | Request::Heartbeat { .. }
+            | Request::Add { .. }
+            | Request::Move { .. }
+            | Request::Release { .. }
+            | Request::Assign { .. }
+            | Request::Note { .. }
+            | Request::Set { .. }
+            | Request::LeaseDefault { .. }
+            | Request::Reclaim { .. } => true,
+            Request::Review(review) => matches!(
+                review,
+                Review::Request { .. } | Review::Abandon { .. } | Review::Record { .. }
+            ),
+            _ => false,
+        }
+    }
+
     /// The `--op`/`--by` of a change.
     pub fn change(&self) -> Option<&Change> {
         match self {

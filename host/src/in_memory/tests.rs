@@ -217,3 +217,20 @@ fn remote_refuses_another_actor() {
     assert_eq!((document.as_str(), exit), (REFUSED, 2));
     assert_eq!(c.queue().map(|q| q.revision()), Some(1), "nothing written");
 }
+
+/// A request that reaches the real checkout itself is refused in a world of its own, rather
+/// than run on the working directory.
+#[test]
+fn a_request_of_the_real_world_alone_is_refused_in_memory() {
+    let c = Checkout::genesis();
+    let done = c.engine(
+        crate::engine::Request::Doctor,
+        &crate::engine::Policy::local(),
+    );
+    assert_eq!(done.exit, 1);
+    let doc: serde_json::Value = serde_json::from_str(&done.document).unwrap();
+    assert_eq!(
+        doc["error"]["message"],
+        "doctor runs on the real checkout only; run it with engine::run"
+    );
+}
