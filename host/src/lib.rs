@@ -38,14 +38,14 @@ mod recovery;
 mod review;
 mod snapshot;
 
-// A checkout in memory, for the tests: the verbs over a file system that can be cut at any
-// call.
-#[cfg(any(test, feature = "fault-injection"))]
-pub mod in_memory;
-
 // The engine, and the command line two faces speak.
 pub mod command;
 pub mod engine;
+
+// A checkout in memory, for the tests: the engine and the verbs over a file system that can
+// be cut at any call.
+#[cfg(any(test, feature = "fault-injection"))]
+pub mod in_memory;
 
 // The faces.
 pub mod board;
