@@ -81,8 +81,7 @@ pub fn take(
 }
 
 /// `take` in `world` on the checkout at `paths` by `by` (already resolved); `demo` runs it
-/// too. The
-/// receipt object carries `current`, the row taken as it now stands.
+/// too. The receipt object carries `current`, the row taken as it now stands.
 pub fn take_in(
     world: World<'_>,
     paths: &Paths,

@@ -86,6 +86,13 @@ fn missing(tool: &str, what: &str) -> Failure {
     Failure::usage(format!("{tool}: {what}; see the tool's input schema"))
 }
 
+/// The argument `what` that `verb` of `tool` needs, or the usage refusal naming it.
+fn needed<T: Clone>(tool: &str, verb: &str, value: Option<&T>, what: &str) -> Result<T, Failure> {
+    value
+        .cloned()
+        .ok_or_else(|| missing(tool, &format!("{verb} needs {what}")))
+}
+
 /// The call for tool `name` with `args`, acting as `seat`; `None`: no such tool.
 pub fn call(seat: &str, name: &str, args: Map<String, Value>) -> Option<Result<Call, Failure>> {
     Some(match name {
@@ -345,13 +352,8 @@ struct Change {
 }
 
 fn change(seat: &str, c: Change) -> Result<Call, Failure> {
-    let need = |v: Option<&String>, what: &str| {
-        v.cloned()
-            .ok_or_else(|| missing("change", &format!("{} needs {what}", c.verb)))
-    };
-    let id = || {
-        c.id.ok_or_else(|| missing("change", &format!("{} needs id", c.verb)))
-    };
+    let need = |v: Option<&String>, what: &str| needed("change", &c.verb, v, what);
+    let id = || needed("change", &c.verb, c.id.as_ref(), "id");
     let change = flags(&c.op, seat);
     let (argv, request) = match c.verb.as_str() {
         "move" => moved(&c, change)?,
@@ -426,12 +428,8 @@ fn change(seat: &str, c: Change) -> Result<Call, Failure> {
 
 /// `change`'s `move`: a candidate by name or the manifest's text, not both.
 fn moved(c: &Change, change: Flags) -> Result<(Argv, Request), Failure> {
-    let need = |v: Option<&String>, what: &str| {
-        v.cloned()
-            .ok_or_else(|| missing("change", &format!("move needs {what}")))
-    };
-    let id = c.id.ok_or_else(|| missing("change", "move needs id"));
-    let (id, status) = (id?, need(c.status.as_ref(), "status")?);
+    let id = needed("change", "move", c.id.as_ref(), "id")?;
+    let status = needed("change", "move", c.status.as_ref(), "status")?;
     let candidate = match (&c.candidate, &c.manifest) {
         (Some(_), Some(_)) => {
             return Err(missing(
@@ -573,14 +571,8 @@ struct Review {
 }
 
 fn review(seat: &str, r: Review) -> Result<Call, Failure> {
-    let need = |v: Option<&String>, what: &str| {
-        v.cloned()
-            .ok_or_else(|| missing("review", &format!("{} needs {what}", r.verb)))
-    };
-    let comment = || {
-        r.comment
-            .ok_or_else(|| missing("review", &format!("{} needs comment", r.verb)))
-    };
+    let need = |v: Option<&String>, what: &str| needed("review", &r.verb, v, what);
+    let comment = || needed("review", &r.verb, r.comment.as_ref(), "comment");
     let (id, change) = (r.id, flags(&r.op, seat));
     let (argv, asked) = match r.verb.as_str() {
         "request" => (
