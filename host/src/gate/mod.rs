@@ -1,11 +1,11 @@
 //! `mosaic-queue gate --seat SEAT`: the forced command of one seat's key in `authorized_keys`.
 //! It reads `SSH_ORIGINAL_COMMAND` once, lexes it (`lexer`), parses it with the command line's
-//! grammar and translates it into the engine's request, refuses whatever the key's policy
-//! does not allow (another program, shell syntax, another actor, a verb kept for others, a
-//! file on the host) with exit 2 before anything is read, then runs the one request as the
-//! seat, in the checkout the line names, with an environment built from the line alone; or
-//! hands the binary the MCP server to start under the same policy. docs/remote.md has the
-//! set-up.
+//! grammar and translates it into the engine's request, then runs that one request as the
+//! seat under the key's policy, in the checkout the line names, with an environment built
+//! from the line alone; or hands the binary the MCP server to start under the same policy.
+//! Whatever the key may not do (another program, shell syntax, another actor, a verb kept for
+//! others, a file on the host) is refused with exit 2 before anything is read: by the gate
+//! for the line, by the engine's policy for the request. docs/remote.md has the set-up.
 
 mod classify;
 mod env;
@@ -50,7 +50,7 @@ pub fn run(args: &GateArgs) -> Gated {
         Err(e) => return Gated::Exit(refuse(e.into(), json)),
     };
     // `None`: the MCP server.
-    let request = match cli.map(|cli| judge(&args.seat, cli.verb, &policy)) {
+    let request = match cli.map(|cli| judge(&args.seat, cli.verb)) {
         None | Some(Ok(None)) => None,
         Some(Ok(Some(request))) => Some(request),
         Some(Err(e)) => return Gated::Exit(refuse(e.into(), json)),
@@ -68,14 +68,12 @@ pub fn run(args: &GateArgs) -> Gated {
     }
 }
 
-/// The request `verb` asks for, judged by the key's policy; `None` for the MCP server. The
-/// faces' own verbs are refused here: each is about the machine that runs it.
-fn judge(seat: &str, verb: Verb, policy: &Policy) -> Result<Option<engine::Request>, GateError> {
+/// The request `verb` asks for, which the engine judges by the key's policy before it reads
+/// anything; `None` for the MCP server. The faces' own verbs are refused here: each is about
+/// the machine that runs it (`mcp --seat` naming another seat, the key's actor).
+fn judge(seat: &str, verb: Verb) -> Result<Option<engine::Request>, GateError> {
     let own = match translate(verb) {
-        Asked::Request(request) => {
-            policy.admit(&request)?;
-            return Ok(Some(request));
-        }
+        Asked::Request(request) => return Ok(Some(request)),
         Asked::Own(own) => own,
     };
     let why = match own {

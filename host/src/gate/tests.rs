@@ -24,7 +24,10 @@ fn judge(seat: &str, line: &str) -> Result<(), GateError> {
     let cli = help::parse_from(std::iter::once("mosaic-queue".to_owned()).chain(words))
         .unwrap_or_else(|e| panic!("{line}: {e}"));
     let policy = Policy::remote(seat.to_owned(), root().to_owned());
-    super::judge(seat, cli.verb, &policy).map(drop)
+    match super::judge(seat, cli.verb)? {
+        Some(request) => Ok(policy.admit(&request)?),
+        None => Ok(()),
+    }
 }
 
 fn refused(seat: &str, line: &str) -> (&'static str, String) {
