@@ -59,7 +59,16 @@ pub(crate) fn check(args: &Args, op: &str) -> Result<(), VerbError> {
         Args::ReviewOutcome(o) => text("the outcome detail", &o.detail)?,
         Args::ReviewAbandon(a) => text("--reason", &a.reason)?,
         Args::Reclaim(a) => text("--reason", &a.reason)?,
-        Args::Release(_)
+        // The roots are paths, stored as given: only the credential rule, as for genesis's.
+        Args::Adopt(a) => {
+            for (field, path) in [("adopt's root", &a.root), ("adopt's old root", &a.from)] {
+                if let Some(what) = credential(path) {
+                    return Err(VerbError::CredentialLike { field, what });
+                }
+            }
+        }
+        Args::Replication(_)
+        | Args::Release(_)
         | Args::Assign(_)
         | Args::ReviewRequest(_)
         | Args::ReviewResolve(_)

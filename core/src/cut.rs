@@ -164,7 +164,8 @@ impl Queue {
         let state = replay_upto(&self.file, rev, false).map_err(|_| broken())?;
         let file = QueueFile {
             version: self.file.version,
-            canonical_root: self.file.canonical_root.clone(),
+            // The root as it stood then: an adopt after `rev` moved it since.
+            canonical_root: state.root.clone().unwrap_or_default(),
             revision: rev,
             rows: state.rows.clone(),
             log: self.file.log[..=self.index_of(rev)].to_vec(),
@@ -276,6 +277,7 @@ pub(crate) fn epoch_entry(
             spent: state.spent(),
             semantics: file.log.last().map_or(EPOCH_SEMANTICS, |e| e.semantics),
             lease_default: state.lease_default(),
+            replication: state.replication(),
             reasons: state
                 .move_reasons()
                 .filter(|(id, _)| kept(id))

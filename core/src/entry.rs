@@ -11,13 +11,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::body::Body;
 use crate::epoch::{ArchiveArgs, EpochArgs};
-use crate::model::{Status, VerdictKind, Witness};
+use crate::model::{ReplicationMode, Status, VerdictKind, Witness};
 
-/// The newest semantics this build replays and writes: 7, leases. Semantics 6 brought
-/// epochs, 5 the reach rule, 4 the hardened table, 3 coordination (`take` and dependencies
-/// between rows), 2 review requests (piece D); 1 is the history before them. A log that
-/// starts at genesis never holds 6, which only a cut log does (`EPOCH_SEMANTICS`).
-pub const CURRENT_SEMANTICS: u8 = LEASE_SEMANTICS;
+/// The newest semantics this build replays and writes: 8, replication. Semantics 7 brought
+/// leases, 6 epochs, 5 the reach rule, 4 the hardened table, 3 coordination (`take` and
+/// dependencies between rows), 2 review requests (piece D); 1 is the history before them. A
+/// log that starts at genesis never holds 6, which only a cut log does (`EPOCH_SEMANTICS`).
+pub const CURRENT_SEMANTICS: u8 = REPLICATION_SEMANTICS;
+
+/// Replication: the `replication required|off` entry and the `adopt` entry that moves the
+/// queue to a standby's checkout. It includes 7 (and in a cut log 6): every other verb is
+/// ruled under 8 exactly as under them. Written from the first entry that needs it; every
+/// later entry carries it too, which replay holds (`semantics-dropped`).
+pub const REPLICATION_SEMANTICS: u8 = 8;
 
 /// Leases: a claim's lease, the queue's default lease, reclaims and fences, and the table
 /// naming a row a row waits on as a row (`waits on row 5`). It includes 5, and in a cut log 6:
@@ -86,11 +92,15 @@ pub enum Verb {
     Epoch,
     /// The cut itself, written after the entries the cut kept (semantics 6).
     Archive,
+    /// Whether a change's receipt waits for the follower's push (semantics 8).
+    Replication,
+    /// A standby's checkout takes the queue over from the replicated ref (semantics 8).
+    Adopt,
 }
 
 impl Verb {
     /// Every verb: genesis, then `Command`'s verbs in its order, then the two of a cut.
-    pub const ALL: [Verb; 18] = [
+    pub const ALL: [Verb; 20] = [
         Verb::Genesis,
         Verb::Add,
         Verb::Move,
@@ -107,6 +117,8 @@ impl Verb {
         Verb::Take,
         Verb::LeaseDefault,
         Verb::Reclaim,
+        Verb::Replication,
+        Verb::Adopt,
         Verb::Epoch,
         Verb::Archive,
     ];
@@ -133,6 +145,8 @@ impl Verb {
             Verb::Reclaim => "reclaim",
             Verb::Epoch => "epoch",
             Verb::Archive => "archive",
+            Verb::Replication => "replication",
+            Verb::Adopt => "adopt",
         }
     }
 }
@@ -180,6 +194,8 @@ pub enum Args {
     Reclaim(Box<ReclaimArgs>),
     Epoch(Box<EpochArgs>),
     Archive(Box<ArchiveArgs>),
+    Replication(ReplicationArgs),
+    Adopt(Box<AdoptArgs>),
 }
 
 impl Args {
@@ -203,6 +219,8 @@ impl Args {
             Args::Reclaim(_) => Verb::Reclaim,
             Args::Epoch(_) => Verb::Epoch,
             Args::Archive(_) => Verb::Archive,
+            Args::Replication(_) => Verb::Replication,
+            Args::Adopt(_) => Verb::Adopt,
         }
     }
 
@@ -231,7 +249,9 @@ impl Args {
             | Args::AcceptHistory(_)
             | Args::LeaseDefault(_)
             | Args::Epoch(_)
-            | Args::Archive(_) => None,
+            | Args::Archive(_)
+            | Args::Replication(_)
+            | Args::Adopt(_) => None,
             Args::Add(a) => Some(a.id),
             Args::Move(a) => Some(a.id),
             Args::Release(a) | Args::ReviewRequest(a) => Some(a.id),
@@ -256,6 +276,16 @@ impl Args {
             Args::Move(m) if m.lease.is_some() => Some("a move with a lease"),
             Args::LeaseDefault(_) => Some("lease-default"),
             Args::Reclaim(_) => Some("reclaim"),
+            _ => None,
+        }
+    }
+
+    /// What in these arguments needs semantics 8: the replication setting or an adopt;
+    /// `None` when nothing does.
+    pub fn uses_replication(&self) -> Option<&'static str> {
+        match self {
+            Args::Replication(_) => Some("replication"),
+            Args::Adopt(_) => Some("adopt"),
             _ => None,
         }
     }
@@ -417,6 +447,25 @@ pub struct ReclaimArgs {
     pub seen: Option<String>,
     pub lease: Option<u32>,
     pub reason: String,
+}
+
+/// `replication required` or `replication off` (semantics 8).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReplicationArgs {
+    pub mode: ReplicationMode,
+}
+
+/// `adopt`: the standby's checkout takes the queue over at `revision`, the newest revision of
+/// the replicated ref (its commit `commit`), from the checkout at `from`. `root` is the new
+/// canonical root, which the file's `canonicalRoot` follows.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AdoptArgs {
+    pub root: String,
+    pub from: String,
+    pub revision: u64,
+    pub commit: String,
 }
 
 /// Verbs that only name a row (`release`).
@@ -660,6 +709,8 @@ impl<'de> DeserializeSeed<'de> for ArgsSeed {
             Verb::Reclaim => Args::Reclaim(Box::new(ReclaimArgs::deserialize(d)?)),
             Verb::Epoch => Args::Epoch(Box::new(EpochArgs::deserialize(d)?)),
             Verb::Archive => Args::Archive(Box::new(ArchiveArgs::deserialize(d)?)),
+            Verb::Replication => Args::Replication(ReplicationArgs::deserialize(d)?),
+            Verb::Adopt => Args::Adopt(Box::new(AdoptArgs::deserialize(d)?)),
         })
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::digest::sha256;
 use crate::hex::is_hex;
-use crate::model::Row;
+use crate::model::{ReplicationMode, Row};
 
 /// Where archive `epoch` lies in the repository.
 pub fn archive_path(epoch: u32) -> String {
@@ -69,6 +69,13 @@ pub struct EpochState {
         deserialize_with = "crate::model::present"
     )]
     pub lease_default: Option<u32>,
+    /// Whether receipts wait for the follower at C_K (semantics 8); written only when they do.
+    #[serde(
+        default,
+        skip_serializing_if = "ReplicationMode::is_off",
+        deserialize_with = "crate::model::required_only"
+    )]
+    pub replication: ReplicationMode,
     /// The move reasons of the kept rows, by ascending id.
     pub reasons: Vec<(u64, String)>,
     /// The manifest texts of the kept rows' rounds opened at or before C_K whose move stored

@@ -284,6 +284,8 @@ pub enum VerbError {
     Review(#[from] ReviewError),
     #[error(transparent)]
     Claim(#[from] ClaimError),
+    #[error(transparent)]
+    Replication(#[from] ReplicationError),
     #[error(
         "{what} needs semantics 3 (take and dependencies between rows); this entry is under {semantics}"
     )]
@@ -386,6 +388,7 @@ impl VerbError {
             VerbError::Map(_) => "bad-map",
             VerbError::Review(e) => e.kind(),
             VerbError::Claim(e) => e.kind(),
+            VerbError::Replication(e) => e.kind(),
             VerbError::NeedsSemantics3 { .. } => "needs-semantics-3",
             VerbError::NothingToTake { .. } => "nothing-to-take",
             VerbError::NotNext { .. } => "not-next",
@@ -492,6 +495,42 @@ impl ClaimError {
 impl From<ClaimError> for Error {
     fn from(e: ClaimError) -> Error {
         Error::Verb(VerbError::Claim(e))
+    }
+}
+
+/// The replication setting or an adopt refuses (semantics 8, docs/replication.md).
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum ReplicationError {
+    #[error("{what} needs semantics 8 (replication and adopt); this entry is under {semantics}")]
+    NeedsSemantics8 { what: &'static str, semantics: u8 },
+    #[error(
+        "this entry is under semantics {semantics} after an entry under semantics 8; once a queue writes 8, every later entry carries it"
+    )]
+    SemanticsDropped { semantics: u8 },
+    #[error(
+        "adopt names revision {named}, but it stands at revision {rev}: an adopt is the entry right after the revision it adopts"
+    )]
+    Revision { named: u64, rev: u64 },
+    #[error(
+        "adopt says the queue came from {from}, but its canonical root was {root}: an adopt names the root it takes over from"
+    )]
+    From { from: String, root: String },
+    #[error("adopt's new root {root:?} is not an absolute path without a newline, other than the old root")]
+    Root { root: String },
+    #[error("adopt's commit {commit:?} is not 40 or 64 lowercase hex")]
+    Commit { commit: String },
+}
+
+impl ReplicationError {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ReplicationError::NeedsSemantics8 { .. } => "needs-semantics-8",
+            ReplicationError::SemanticsDropped { .. } => "semantics-dropped",
+            ReplicationError::Revision { .. } => "adopt-revision",
+            ReplicationError::From { .. } => "adopt-from",
+            ReplicationError::Root { .. } => "adopt-root",
+            ReplicationError::Commit { .. } => "adopt-commit",
+        }
     }
 }
 

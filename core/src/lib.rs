@@ -76,17 +76,18 @@ pub use chain::log_digest;
 pub use cut::{Cut, CutOutcome, verify_full};
 pub use digest::{sha256, sha256_hex};
 pub use entry::{
-    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, COORDINATION_SEMANTICS,
+    AbandonArgs, AcceptHistoryArgs, AddArgs, AdoptArgs, Args, AssignArgs, COORDINATION_SEMANTICS,
     CURRENT_SEMANTICS, Delivery, EPOCH_SEMANTICS, Entry, Evidence, GenesisArgs, HARDENED_SEMANTICS,
     IdArgs, LEASE_SEMANTICS, LeaseDefaultArgs, MapRow, MoveArgs, NoteArgs, OutcomeArgs,
-    PLAIN_SEMANTICS, REACH_SEMANTICS, ReclaimArgs, Reclaimed, RecordArgs, ResolveArgs, SetArgs,
-    SetField, SetValue, TakeArgs, Verb,
+    PLAIN_SEMANTICS, REACH_SEMANTICS, REPLICATION_SEMANTICS, ReclaimArgs, Reclaimed, RecordArgs,
+    ReplicationArgs, ResolveArgs, SetArgs, SetField, SetValue, TakeArgs, Verb,
 };
 pub use epoch::{
     ArchiveArgs, ArchiveInfo, EPOCH_OP_SUFFIX, EpochArgs, EpochState, OpFilter, archive_path,
 };
 pub use error::{
-    CanonError, ClaimError, Error, MapError, QueueError, ReplayError, ReviewError, SnapshotError,
+    CanonError, ClaimError, Error, MapError, QueueError, ReplayError, ReplicationError, ReviewError,
+    SnapshotError,
     TableError, VerbError, WitnessError,
 };
 pub use file::{FORMAT_VERSION, QueueFile, parse_queue};
@@ -94,7 +95,8 @@ pub use hex::hex;
 pub use lease::{MAX_LEASE, MIN_LEASE, RECOMMENDED_LEASE, check_lease, lease_text, parse_lease};
 pub use limits::MAX_SAFE_INTEGER;
 pub use model::{
-    Attempt, AttemptState, Fence, Lease, Review, Round, Row, Status, Verdict, VerdictKind, Witness,
+    Attempt, AttemptState, Fence, Lease, ReplicationMode, Review, Round, Row, Status, Verdict,
+    VerdictKind, Witness,
 };
 pub use queue::{NOTHING_TO_TAKE, Outcome, Queue, ReviewRequest};
 pub use replay::replay;

@@ -88,6 +88,19 @@ where
     T::deserialize(d).map(Some)
 }
 
+/// Reads an epoch state's replication setting, which the canonical form writes only when
+/// receipts wait for the follower: `off` in its place would not re-serialize to the same bytes.
+pub(crate) fn required_only<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<ReplicationMode, D::Error> {
+    match ReplicationMode::deserialize(d)? {
+        ReplicationMode::Off => Err(serde::de::Error::custom(
+            "`replication` is written only when it is `required`; drop `off`",
+        )),
+        mode => Ok(mode),
+    }
+}
+
 /// Reads a row's fences, which the canonical form writes only when there is one.
 fn some_fences<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Fence>, D::Error> {
     let fences = Vec::<Fence>::deserialize(d)?;
@@ -267,4 +280,35 @@ pub struct Witness {
     pub log_digest: String,
     pub file_sha: String,
     pub at: String,
+}
+
+/// Whether a change's receipt waits for the follower to push its revision.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplicationMode {
+    /// A receipt waits until a revision at or past it is pushed.
+    Required,
+    /// A receipt prints once the change is durable on this host (every queue's start).
+    #[default]
+    Off,
+}
+
+impl ReplicationMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplicationMode::Required => "required",
+            ReplicationMode::Off => "off",
+        }
+    }
+
+    /// For serde's `skip_serializing_if`: `off` is what a field left out means.
+    pub fn is_off(&self) -> bool {
+        *self == ReplicationMode::Off
+    }
+
+    pub fn parse(s: &str) -> Option<ReplicationMode> {
+        [ReplicationMode::Required, ReplicationMode::Off]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
 }

@@ -14,7 +14,7 @@ use crate::ctx::Ctx;
 use crate::digest;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
-    LEASE_SEMANTICS, PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
+    LEASE_SEMANTICS, PLAIN_SEMANTICS, REACH_SEMANTICS, REPLICATION_SEMANTICS, ResolveArgs,
 };
 use crate::epoch::{ArchiveInfo, EpochArgs};
 use crate::error::{QueueError, VerbError, WitnessError};
@@ -290,15 +290,17 @@ impl Queue {
     /// The semantics a new entry is written under: 2 until the queue first takes a row or
     /// makes one wait on another, 3 from that entry on; 4 from the first entry that carries a
     /// manifest (or, `append_new`, whose table holds a bracket); 5 from the first `set … after`
-    /// that names rows; 7 from the first that carries a lease, sets the default or reclaims.
-    /// A queue's semantics never go back.
+    /// that names rows; 7 from the first that carries a lease, sets the default or reclaims;
+    /// 8 from the first `replication` or `adopt`. A queue's semantics never go back.
     fn semantics_for(&self, args: &Args) -> u8 {
         let so_far = self
             .file
             .log
             .last()
             .map_or(PLAIN_SEMANTICS, |e| e.semantics);
-        let needed = if args.uses_leases().is_some() {
+        let needed = if args.uses_replication().is_some() {
+            REPLICATION_SEMANTICS
+        } else if args.uses_leases().is_some() {
             LEASE_SEMANTICS
         } else if args.sets_dependencies() {
             REACH_SEMANTICS
@@ -355,6 +357,11 @@ impl Queue {
         let receipt = verbs::apply(&mut self.state, &args, &ctx)?;
         let (semantics, body) = self.style(semantics, harden);
         self.state.leases |= semantics >= LEASE_SEMANTICS;
+        self.state.replicating |= semantics >= REPLICATION_SEMANTICS;
+        if let Args::Adopt(a) = &args {
+            // The file's root follows the adopt, as replay holds it to.
+            self.file.canonical_root.clone_from(&a.root);
+        }
         self.file.log.push(Entry {
             rev,
             op: String::from(op),

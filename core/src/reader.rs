@@ -14,8 +14,8 @@ use crate::limits::MAX_SAFE_INTEGER;
 
 /// Keys the canonical form leaves out when they hold nothing, by struct: a row's and an
 /// `add`'s dependencies (semantics 3); a row's lease and fences, a claim's lease, a take's
-/// reclaim and an epoch's lease default (semantics 7). Each stands after every key that is
-/// always written.
+/// reclaim and an epoch's lease default (semantics 7); an epoch's replication setting
+/// (semantics 8). Each stands after every key that is always written.
 const OMITTED_WHEN_EMPTY: &[(&str, &str)] = &[
     ("Row", "after"),
     ("Row", "lease"),
@@ -25,6 +25,7 @@ const OMITTED_WHEN_EMPTY: &[(&str, &str)] = &[
     ("TakeArgs", "lease"),
     ("TakeArgs", "reclaim"),
     ("EpochState", "leaseDefault"),
+    ("EpochState", "replication"),
 ];
 
 /// Whether `field` of struct `name` is left out when it holds nothing.

@@ -9,10 +9,10 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::entry::LEASE_SEMANTICS;
+use crate::entry::{LEASE_SEMANTICS, REPLICATION_SEMANTICS};
 use crate::epoch::{ArchiveArgs, EpochArgs, archived_in, archived_ranges, range_count};
 use crate::error::VerbError;
-use crate::model::{Row, Status};
+use crate::model::{ReplicationMode, Row, Status};
 use crate::pick::{Candidates, Pick};
 use crate::waits::{Refused, Waits};
 
@@ -74,6 +74,11 @@ pub struct State {
     /// Whether an entry under semantics 7 was applied (or the epoch started under it): every
     /// later entry must carry 7 too.
     pub(crate) leases: bool,
+    /// Whether a change's receipt waits for the follower (`replication`, semantics 8).
+    replication: ReplicationMode,
+    /// Whether an entry under semantics 8 was applied (or the epoch started under it): every
+    /// later entry must carry 8 too.
+    pub(crate) replicating: bool,
 }
 
 /// What a state started from an epoch entry knows of the cut.
@@ -113,6 +118,8 @@ impl State {
             id_floor: 0,
             lease_default: None,
             leases: false,
+            replication: ReplicationMode::Off,
+            replicating: false,
         }
     }
 
@@ -168,6 +175,8 @@ impl State {
             id_floor: st.next_id,
             lease_default: st.lease_default,
             leases: st.semantics >= LEASE_SEMANTICS,
+            replication: st.replication,
+            replicating: st.semantics >= REPLICATION_SEMANTICS,
         }
     }
 
@@ -241,6 +250,20 @@ impl State {
 
     pub(crate) fn set_lease_default(&mut self, lease: Option<u32>) {
         self.lease_default = lease;
+    }
+
+    /// Whether a change's receipt waits for the follower to push its revision.
+    pub fn replication(&self) -> ReplicationMode {
+        self.replication
+    }
+
+    pub(crate) fn set_replication(&mut self, mode: ReplicationMode) {
+        self.replication = mode;
+    }
+
+    /// The queue moves to a standby's checkout: its canonical root from this entry on.
+    pub(crate) fn set_root(&mut self, root: &str) {
+        self.root = Some(String::from(root));
     }
 
     /// Whether every row the row at `pos` waits on is done, from the index `take` keeps.

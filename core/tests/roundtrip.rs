@@ -388,7 +388,9 @@ fn row_of(command: &Command) -> Option<u64> {
         Command::Add(_)
         | Command::AcceptHistory(_)
         | Command::Take(_)
-        | Command::LeaseDefault(_) => None,
+        | Command::LeaseDefault(_)
+        | Command::Replication(_)
+        | Command::Adopt(_) => None,
     }
 }
 

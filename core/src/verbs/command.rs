@@ -8,9 +8,9 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::{
-    AbandonArgs, AcceptHistoryArgs, AddArgs, Args, AssignArgs, IdArgs, LeaseDefaultArgs, MoveArgs,
-    NoteArgs, OutcomeArgs, ReclaimArgs, Reclaimed, RecordArgs, ResolveArgs, SetArgs, SetValue,
-    TakeArgs, Verb,
+    AbandonArgs, AcceptHistoryArgs, AddArgs, AdoptArgs, Args, AssignArgs, IdArgs, LeaseDefaultArgs,
+    MoveArgs, NoteArgs, OutcomeArgs, ReclaimArgs, Reclaimed, RecordArgs, ReplicationArgs,
+    ResolveArgs, SetArgs, SetValue, TakeArgs, Verb,
 };
 use crate::error::{ClaimError, VerbError};
 use crate::liveness::{Claim, Heartbeat, Signs, judge};
@@ -43,12 +43,17 @@ pub enum Command {
     LeaseDefault(LeaseDefaultArgs),
     /// End a claim at once: the lead, jason or sage (semantics 7).
     Reclaim(ReclaimCmd),
+    /// Whether receipts wait for the follower's push (semantics 8).
+    Replication(ReplicationArgs),
+    /// Take the queue over in a standby's checkout (semantics 8); the host fills every field
+    /// from the replicated ref it verified and the checkout it runs in.
+    Adopt(AdoptArgs),
 }
 
 /// The verbs a `Command` names, as it spells them and in its order (every verb but genesis),
 /// built from `Verb::as_str`: what a reader of command JSON lists for an unknown verb.
-pub const COMMAND_VERBS: [&str; 15] = {
-    let mut out = [""; 15];
+pub const COMMAND_VERBS: [&str; 17] = {
+    let mut out = [""; 17];
     let mut i = 0;
     while i < out.len() {
         out[i] = Verb::ALL[i + 1].as_str();
@@ -157,6 +162,8 @@ impl Command {
             Command::Take(_) => Verb::Take,
             Command::LeaseDefault(_) => Verb::LeaseDefault,
             Command::Reclaim(_) => Verb::Reclaim,
+            Command::Replication(_) => Verb::Replication,
+            Command::Adopt(_) => Verb::Adopt,
         }
     }
 
@@ -235,6 +242,8 @@ impl Command {
             Command::Take(t) => take(state, t, by, at)?,
             Command::LeaseDefault(a) => Args::LeaseDefault(a.clone()),
             Command::Reclaim(r) => reclaim(state, r, at)?,
+            Command::Replication(a) => Args::Replication(a.clone()),
+            Command::Adopt(a) => Args::Adopt(Box::new(a.clone())),
         })
     }
 

@@ -13,6 +13,7 @@ mod edit;
 mod genesis;
 mod moves;
 pub(crate) mod numbers;
+mod replication;
 
 use alloc::string::String;
 
@@ -20,9 +21,9 @@ use crate::admission;
 use crate::ctx::Ctx;
 use crate::entry::{
     Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, EPOCH_SEMANTICS, HARDENED_SEMANTICS,
-    LEASE_SEMANTICS,
+    LEASE_SEMANTICS, REPLICATION_SEMANTICS,
 };
-use crate::error::{ClaimError, VerbError};
+use crate::error::{ClaimError, ReplicationError, VerbError};
 use crate::render::push_number;
 use crate::review::{attempts, verdicts};
 use crate::rules;
@@ -82,6 +83,8 @@ pub(crate) fn apply_into(
         Args::LeaseDefault(a) => claims::lease_default(state, a, ctx, receipt)?,
         Args::Reclaim(a) => claims::reclaim(state, a, ctx, receipt)?,
         Args::Archive(a) => cut::archive(state, a, ctx, receipt)?,
+        Args::Replication(a) => replication::replication(state, a, ctx, receipt)?,
+        Args::Adopt(a) => replication::adopt(state, a, ctx, receipt)?,
         // Replay starts from it; anywhere else in a log it is refused.
         Args::Epoch(_) => {
             return Err(VerbError::EpochEntry {
@@ -91,6 +94,7 @@ pub(crate) fn apply_into(
     }
     claims::logged_sign(state, args, ctx);
     state.leases |= ctx.semantics >= LEASE_SEMANTICS;
+    state.replicating |= ctx.semantics >= REPLICATION_SEMANTICS;
     state.revision = ctx.rev;
     Ok(())
 }
@@ -134,6 +138,15 @@ fn check_semantics(state: &State, args: &Args, ctx: &Ctx) -> Result<(), VerbErro
         if state.leases {
             let semantics = ctx.semantics;
             return Err(ClaimError::SemanticsDropped { semantics }.into());
+        }
+    }
+    if ctx.semantics < REPLICATION_SEMANTICS {
+        let semantics = ctx.semantics;
+        if let Some(what) = args.uses_replication() {
+            return Err(ReplicationError::NeedsSemantics8 { what, semantics }.into());
+        }
+        if state.replicating {
+            return Err(ReplicationError::SemanticsDropped { semantics }.into());
         }
     }
     Ok(())

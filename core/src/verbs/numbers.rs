@@ -55,7 +55,8 @@ pub(crate) fn command(cmd: &Command) -> Result<(), VerbError> {
             each("issue", &n.issues)?;
             each("row id", &n.after)
         }
-        Command::Take(_) | Command::LeaseDefault(_) => Ok(()),
+        Command::Take(_) | Command::LeaseDefault(_) | Command::Replication(_) => Ok(()),
+        Command::Adopt(a) => check("revision", a.revision),
         Command::Reclaim(r) => check("row id", r.id),
         Command::Move(m) => {
             check("row id", m.id)?;
@@ -99,7 +100,8 @@ pub(crate) fn args(args: &Args) -> Result<(), VerbError> {
         }
         Args::Take(a) => check("row id", a.id),
         Args::Reclaim(a) => check("row id", a.id),
-        Args::LeaseDefault(_) => Ok(()),
+        Args::LeaseDefault(_) | Args::Replication(_) => Ok(()),
+        Args::Adopt(a) => check("revision", a.revision),
         // Its numbers are the reader's to bound; the epoch check holds the rest.
         Args::Epoch(_) => Ok(()),
         Args::Archive(a) => {

@@ -29,7 +29,7 @@ pub struct GenesisStep {
     pub args: GenesisArgs,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 pub struct Step {
     pub op: String,
     pub by: String,
@@ -41,7 +41,7 @@ pub struct Step {
     pub semantics: Option<u8>,
 }
 
-#[derive(Deserialize, Debug, PartialEq)]
+#[derive(Deserialize, Debug, PartialEq, Clone)]
 #[serde(rename_all = "camelCase")]
 pub enum Expect {
     Receipt(String),

@@ -183,6 +183,8 @@ fn variant(verb: usize, text: &str) -> Result<Command, serde_json::Error> {
         "take" => Command::Take(serde_json::from_slice(bytes)?),
         "lease-default" => Command::LeaseDefault(serde_json::from_slice(bytes)?),
         "reclaim" => Command::Reclaim(serde_json::from_slice(bytes)?),
+        "replication" => Command::Replication(serde_json::from_slice(bytes)?),
+        "adopt" => Command::Adopt(serde_json::from_slice(bytes)?),
         other => return Err(de::Error::unknown_variant(other, VERBS)),
     })
 }
