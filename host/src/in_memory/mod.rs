@@ -290,7 +290,7 @@ pub struct Process<'a> {
 
 impl Process<'_> {
     /// The world the session runs in: this process's calls, pid and boot, the checkout's
-    /// repository, the fixed clock, and no wait for a live lock.
+    /// repository, the fixed clock, and no wait for a live lock or a follower.
     pub fn world(&self) -> World<'_> {
         World {
             io: &self.io,
@@ -298,6 +298,10 @@ impl Process<'_> {
             repo: &self.checkout.repo,
             clock: &FixedClock,
             lock_wait: Duration::ZERO,
+            // No follower runs in memory: a change under `replication required` answers
+            // from what the record says when it asks.
+            replicas: &crate::store::replicated::LookOnce,
+            replication_wait: Duration::ZERO,
             // A warning after the answer (a lock left by a failed release) is what doctor
             // then finds on disk; the test reads the disk, not stderr.
             warn: |_| {},

@@ -51,13 +51,19 @@ pub enum Kind {
     Hook,
     /// A seat's heartbeat, `.git/mosaic-queue.heartbeats/<seat>`.
     Heartbeat,
+    /// What the follower pushed last, `.git/mosaic-queue.replicated`.
+    Replicated,
+    /// The fence of a host whose queue was adopted elsewhere, `.git/mosaic-queue.adopted`.
+    Adopted,
 }
 
 impl Kind {
     /// The most bytes read from a file of this kind.
     pub fn cap(self) -> u64 {
         match self {
-            Kind::Lock | Kind::Gate | Kind::Witness => STATE_CAP,
+            Kind::Lock | Kind::Gate | Kind::Witness | Kind::Replicated | Kind::Adopted => {
+                STATE_CAP
+            }
             Kind::View | Kind::QueueJson | Kind::SnapshotJson | Kind::Base | Kind::Archive => {
                 QUEUE_JSON_CAP
             }
@@ -83,6 +89,8 @@ impl Kind {
             Kind::Map => "a migration map",
             Kind::Hook => "a git hook",
             Kind::Heartbeat => "a heartbeat",
+            Kind::Replicated => "the follower's record",
+            Kind::Adopted => "the fence",
         }
     }
 
@@ -131,6 +139,12 @@ impl Kind {
             Kind::Hook => "restore the hook from git",
             Kind::Heartbeat => {
                 "remove it; the seat's next `mosaic-queue heartbeat` writes it again"
+            }
+            Kind::Replicated => {
+                "remove it; `mosaic-queue follow` reads what was pushed from the ref and writes it again"
+            }
+            Kind::Adopted => {
+                "see docs/replication.md: the queue was adopted elsewhere, or the file was put there by hand"
             }
         }
     }

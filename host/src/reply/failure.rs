@@ -170,6 +170,12 @@ impl From<SessionError> for Failure {
             SessionError::Lock(e) => e.into(),
             SessionError::Store(e) => e.into(),
             SessionError::Core(e) => e.into(),
+            e @ SessionError::AdoptedElsewhere(_) => {
+                Failure::new(e.exit(), e.to_string()).kind("adopted-elsewhere")
+            }
+            e @ SessionError::NotReplicated { .. } => {
+                Failure::new(e.exit(), e.to_string()).kind("not-replicated")
+            }
             other => Failure::new(other.exit(), other.to_string()),
         }
     }

@@ -2,16 +2,19 @@
 //! witness, and the write protocol with its three points (visible, durable, acknowledged).
 //! `session` is the way in: it holds the lock (`lock`) around `load` and `write_durably`.
 
+pub mod adopted;
 pub mod cut;
 pub mod file_verbs;
+pub mod follower;
 pub mod guard;
 pub mod heartbeat;
 pub mod lock;
+pub mod replicated;
 pub mod session;
 pub mod view;
 pub mod watch;
 pub mod world;
-mod write;
+pub(crate) mod write;
 
 use std::io;
 use std::path::{Path, PathBuf};

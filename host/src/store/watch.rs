@@ -43,8 +43,9 @@ pub fn stoppable<T>(stop: Arc<OwnedFd>, f: impl FnOnce() -> T) -> T {
 /// that lands between the look and the wait still wakes it.
 pub struct WitnessWatch {
     fd: OwnedFd,
-    /// The witness's file name inside `.git`.
-    name: Vec<u8>,
+    /// The file names inside `.git` whose arrival wakes the reader: the witness's, or those a
+    /// caller names (`for_names`).
+    names: Vec<Vec<u8>>,
     git_dir: PathBuf,
     root: PathBuf,
     root_wd: i32,
@@ -76,16 +77,22 @@ const GONE: ReadFlags = ReadFlags::DELETE_SELF
 
 impl WitnessWatch {
     pub fn new(paths: &Paths) -> io::Result<WitnessWatch> {
-        let fd = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
         let name = paths
             .witness
             .file_name()
             .map(|n| n.as_encoded_bytes().to_vec())
             .unwrap_or_default();
+        WitnessWatch::for_names(paths, vec![name])
+    }
+
+    /// The same watch, woken by any of `names` under `.git` instead of the witness (the
+    /// follower's record and the fence, which a change under `replication required` awaits).
+    pub fn for_names(paths: &Paths, names: Vec<Vec<u8>>) -> io::Result<WitnessWatch> {
+        let fd = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
         let root_wd = watch_root(&fd, &paths.root)?;
         let mut watch = WitnessWatch {
             fd,
-            name,
+            names,
             git_dir: paths.git_dir.clone(),
             root: paths.root.clone(),
             root_wd,
@@ -173,7 +180,7 @@ impl WitnessWatch {
                 wake.rearm |= flags.intersects(GONE) || named(b".git");
             } else if self.dir.is_some_and(|d| d.wd == event.wd()) {
                 wake.rearm |= flags.intersects(GONE);
-                wake.look |= named(&self.name);
+                wake.look |= self.names.iter().any(|n| named(n));
             }
             // Anything else is from a watch already replaced, whose directory is not `.git`.
         }

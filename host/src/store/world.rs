@@ -9,6 +9,7 @@ use mosaic_queue_core::{Queue, State};
 
 use super::guard;
 use super::lock::{Probe, RealProbe};
+use super::replicated::{Replicas, WatchedReplicas};
 use crate::checkout::Paths;
 use crate::checkout::{self, CheckoutError};
 
@@ -16,6 +17,10 @@ use crate::io::{Io, RealIo};
 
 /// How long a command waits for a live lock before it gives up.
 pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// How long a change under `replication required` waits for the follower's push before it
+/// exits 3 (`--replication-timeout`).
+pub const REPLICATION_WAIT: Duration = Duration::from_secs(10);
 
 /// The pre-commit guard, as `doctor` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +129,10 @@ pub struct World<'w> {
     pub clock: &'w dyn Clock,
     /// How long to wait for a live lock.
     pub lock_wait: Duration,
+    /// Where a change under `replication required` learns its revision was pushed.
+    pub replicas: &'w dyn Replicas,
+    /// How long it waits for that.
+    pub replication_wait: Duration,
     /// Where a warning goes once the command has answered (the lock left behind): stderr.
     pub warn: fn(&str),
 }
@@ -138,7 +147,19 @@ impl World<'static> {
             repo: &GitRepository,
             clock: &SystemClock,
             lock_wait: crate::io::seams::lock_wait(LOCK_WAIT),
+            replicas: &WatchedReplicas,
+            replication_wait: REPLICATION_WAIT,
             warn: stderr_line,
+        }
+    }
+}
+
+impl<'w> World<'w> {
+    /// This world with changes waiting `wait` for the follower (`--replication-timeout`).
+    pub fn waiting_for_replicas(self, wait: Duration) -> World<'w> {
+        World {
+            replication_wait: wait,
+            ..self
         }
     }
 }

@@ -35,7 +35,12 @@ pub fn leftover_temps(io: &dyn Io, paths: &Paths) -> Vec<PathBuf> {
         (&paths.plans, &[".queue.json.", ".QUEUE.md."]),
         (
             &paths.git_dir,
-            &[".mosaic-queue.head.", ".mosaic-queue.view."],
+            &[
+                ".mosaic-queue.head.",
+                ".mosaic-queue.view.",
+                ".mosaic-queue.replicated.",
+                ".mosaic-queue.adopted.",
+            ],
         ),
     ];
     let mut found = Vec::new();
@@ -62,7 +67,12 @@ fn temp_beside(path: &Path) -> std::path::PathBuf {
 }
 
 /// Writes `bytes` to `path` by temp file, fsync and rename; fsyncs the directory when `durable`.
-fn replace(io: &dyn Io, path: &Path, bytes: &[u8], step: &str) -> Result<(), std::io::Error> {
+pub(crate) fn replace(
+    io: &dyn Io,
+    path: &Path,
+    bytes: &[u8],
+    step: &str,
+) -> Result<(), std::io::Error> {
     let temp = temp_beside(path);
     let _ = io.remove(&temp);
     io.create_synced(&temp, bytes).inspect_err(|_| {

@@ -40,6 +40,7 @@ impl Session<'_> {
         by: &str,
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.check_not_adopted()?;
         let loaded = self.load()?;
         self.world()
             .repo

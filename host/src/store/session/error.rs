@@ -12,6 +12,7 @@ use crate::exit::Exit;
 use crate::io::Kind;
 use crate::store::StoreError;
 use crate::store::lock::LockError;
+use crate::store::replicated::Reached;
 
 /// Why a session stopped. Each knows how the command ends.
 #[derive(Debug, Error)]
@@ -83,10 +84,29 @@ pub enum SessionError {
     SyncWithoutWitness { rev: u64 },
     #[error("sync confirms only a file that extends the witness: {0}")]
     SyncLost(String),
+    /// Under `replication required`, the follower had not pushed `rev` within the wait.
+    #[error("{}", not_replicated(*.rev, .reached))]
+    NotReplicated { rev: u64, reached: Reached },
+    /// The fence stands: this host's queue was adopted in another checkout.
+    #[error("{0}")]
+    AdoptedElsewhere(String),
     #[error(
         "op {op} is new, but the archives' op filter cannot tell it from an archived op; run the cut again with another op id"
     )]
     CutOpMaybeArchived { op: String },
+}
+
+/// What a change under `replication required` says when its revision was not pushed in time.
+fn not_replicated(rev: u64, reached: &Reached) -> String {
+    match reached {
+        Reached::Adopted(line) => format!("rev {rev} durable here, not replicated: {line}"),
+        Reached::Unwatched(why) => format!(
+            "rev {rev} durable here, not known to be replicated ({why}); retry with the same --op"
+        ),
+        Reached::Yes | Reached::Timeout => format!(
+            "rev {rev} durable here, not yet replicated: the follower is behind or not running; retry with the same --op"
+        ),
+    }
 }
 
 /// A core error, and the domain errors a session meets, become `SessionError::Core`.
@@ -110,7 +130,7 @@ impl SessionError {
             SessionError::Store(e) => e.exit(),
             SessionError::Core(e) => e.exit(),
             SessionError::WorkingDir(_) | SessionError::WriteTable(_) => Exit::Failed,
-            SessionError::Rerender(_) => Exit::Uncertain,
+            SessionError::Rerender(_) | SessionError::NotReplicated { .. } => Exit::Uncertain,
             SessionError::NoWitness
             | SessionError::NothingDurable
             | SessionError::TableNotUtf8
@@ -126,7 +146,8 @@ impl SessionError {
             | SessionError::NotInLog { .. }
             | SessionError::SyncWithoutWitness { .. }
             | SessionError::SyncLost(_)
-            | SessionError::CutOpMaybeArchived { .. } => Exit::Refused,
+            | SessionError::CutOpMaybeArchived { .. }
+            | SessionError::AdoptedElsewhere(_) => Exit::Refused,
         }
     }
 }

@@ -75,6 +75,7 @@ impl Session<'_> {
     ) -> Result<(), E> {
         use mosaic_queue_core::{AcceptHistoryCmd, Args};
 
+        self.check_not_adopted()?;
         let loaded = self.load_unchecked()?;
         let repo = self.world.repo;
         repo.check_genesis_committed(&self.paths)

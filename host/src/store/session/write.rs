@@ -2,12 +2,15 @@
 //! a new entry is made durable before its receipt prints, and the retry of a recorded op
 //! repairs what a killed writer left (its tail confirmed, a stale table rendered again).
 
-use mosaic_queue_core::{BodyStatus, Command, Outcome, OutcomeArgs, Queue, markdown};
+use mosaic_queue_core::{
+    BodyStatus, Command, Outcome, OutcomeArgs, Queue, ReplicationMode, markdown,
+};
 
 use super::error::SessionError;
 use super::open::Session;
 use crate::checkout::Paths;
 use crate::io::Kind;
+use crate::store::replicated::Reached;
 use crate::store::world::World;
 use crate::store::{self, Loaded};
 
@@ -24,6 +27,19 @@ pub fn change<E: From<SessionError>>(
     store::check_filesystem(world.io, paths).map_err(SessionError::from)?;
     let session = Session::open(world, paths, Some(op), &command.verb().command_line())?;
     session.change(command, op, by, acknowledge)
+}
+
+/// Waits until the follower has pushed `rev` or a later revision (`replication required`),
+/// within the world's wait: past it the change is durable here and the command exits 3, and
+/// the retry with the same op answers once it is replicated.
+pub fn replicated(world: World<'_>, paths: &Paths, rev: u64) -> Result<(), SessionError> {
+    match world
+        .replicas
+        .await_revision(world.io, paths, rev, world.replication_wait)
+    {
+        Reached::Yes => Ok(()),
+        reached => Err(SessionError::NotReplicated { rev, reached }),
+    }
 }
 
 /// Logs what the transport said about a review request attempt (its op `<attempt>.outcome`),
@@ -66,6 +82,7 @@ impl Session<'_> {
         by: &str,
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(Outcome, Queue), E> {
+        self.check_not_adopted()?;
         let mut loaded = self.load()?;
         let repo = self.world.repo;
         repo.check_genesis_committed(&self.paths)
@@ -87,28 +104,66 @@ impl Session<'_> {
             (command, op, by, &self.at),
         )?;
         let outcome = &decided.outcome;
+        // Under `replication required` the receipt waits for the follower's push, which the
+        // lock must not be held across: the answer is given once the lock is released.
+        let required = loaded.queue.state().replication() == ReplicationMode::Required;
+        let mut acknowledge = Some(acknowledge);
+        let mut answer = |queue: &Queue, recorded: bool| match acknowledge.take() {
+            Some(acknowledge) => acknowledge(queue, recorded),
+            None => Ok(()),
+        };
         match outcome {
             Outcome::Recorded { .. } => {
                 self.repair(&loaded)?;
-                acknowledge(decided.holder(&loaded.queue), true)?;
+                if !required {
+                    answer(decided.holder(&loaded.queue), true)?;
+                }
             }
             Outcome::Applied { .. } => {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
                 let (new, at) = (&loaded.queue, &self.at);
                 store::write_durably(self.io, &self.paths, &loaded, new, &loaded_rows, &md, at)
                     .map_err(SessionError::from)?;
-                acknowledge(&loaded.queue, false)?;
-                self.io.step("receipt-printed");
+                if !required {
+                    answer(&loaded.queue, false)?;
+                    self.io.step("receipt-printed");
+                }
             }
             // `take` found nothing: nothing is written, not even a confirmation of the tail;
             // what to say is the caller's.
             Outcome::NothingToTake { .. } => {}
         }
-        if !matches!(outcome, Outcome::NothingToTake { .. }) {
+        let nothing = matches!(outcome, Outcome::NothingToTake { .. });
+        if !nothing {
             store::heartbeat::renew(self.io, &self.paths, loaded.queue.state(), by, &self.at);
         }
+        let (world, paths) = (self.world, self.paths.clone());
         self.release_after_answer();
+        if required && !nothing {
+            let recorded = matches!(outcome, Outcome::Recorded { .. });
+            let holder = decided.holder(&loaded.queue);
+            let rev = holder.entry_for_op(op).map_or(holder.revision(), |e| e.rev);
+            replicated(world, &paths, rev)?;
+            answer(holder, recorded)?;
+            if !recorded {
+                world.io.step("receipt-printed");
+            }
+        }
         Ok((decided.outcome, loaded.queue))
+    }
+
+    /// Refuses every change while the fence stands (`store::adopted`): the queue lives in the
+    /// checkout that adopted it, and a write here would fork it.
+    pub fn check_not_adopted(&self) -> Result<(), SessionError> {
+        let fence = store::adopted::read(self.io, &self.paths);
+        if let store::adopted::Fence::Failed(e) = fence {
+            let path = store::adopted::path(&self.paths);
+            return Err(store::io_err("read", &path)(e).into());
+        }
+        match fence.refusal() {
+            Some(line) => Err(SessionError::AdoptedElsewhere(line)),
+            None => Ok(()),
+        }
     }
 
     /// A retry completes the write it repeats: a tail the witness has not confirmed is made
