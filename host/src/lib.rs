@@ -38,6 +38,9 @@ mod recovery;
 mod review;
 mod snapshot;
 
+// Replication through git: the follower's rounds, adopt, and the checks of the ref.
+mod replication;
+
 // The engine, and the command line two faces speak.
 pub mod command;
 pub mod engine;
@@ -50,5 +53,6 @@ pub mod in_memory;
 // The faces.
 pub mod board;
 pub mod cli;
+pub mod follow;
 pub mod gate;
 pub mod mcp;

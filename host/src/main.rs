@@ -11,7 +11,7 @@ use mosaic_queue::command::{Verb, help, usage};
 use mosaic_queue::engine::Policy;
 use mosaic_queue::exit::Exit;
 use mosaic_queue::gate::{self, Gated};
-use mosaic_queue::{board, cli, mcp};
+use mosaic_queue::{board, cli, follow, mcp};
 
 fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -45,6 +45,11 @@ fn main() {
         // The faces that serve start here, beside the command line's.
         Verb::Mcp { seat } => mcp::serve_stdio(seat, Policy::local()),
         Verb::Board { listen } => board::serve(Some(listen.as_str())),
+        Verb::Follow {
+            to,
+            reference,
+            git_timeout,
+        } => follow::serve(&to, &reference, git_timeout, parsed.json),
         // sshd's forced command judges and runs the command the remote side sent, or asks
         // for the MCP server under the key's policy.
         Verb::Gate(args) => match gate::run(&args) {

@@ -29,6 +29,9 @@ fn own(verb: Verb, reply: &mut dyn Reply) -> Replied {
         Verb::Board { .. } => Err(Failure::usage(
             "board starts a server from the command line; it is not a verb a server runs",
         )),
+        Verb::Follow { .. } => Err(Failure::usage(
+            "follow runs from the command line until it is stopped; it is not a verb a server runs",
+        )),
         Verb::Gate(_) => Err(Failure::usage(
             "gate runs from an authorized_keys line; it is not a verb a server runs",
         )),

@@ -54,6 +54,40 @@ pub struct Change {
     /// The acting seat (e.g. darkwing, lead, jason); defaults to $MOSAIC_AGENT_NAME
     #[arg(long, value_name = "NAME", allow_hyphen_values = true)]
     pub by: Option<String>,
+    /// Under `replication required`: how long the receipt waits for the follower's push, in
+    /// whole seconds (0 to 600, default 10); past it the change is durable here and the command
+    /// exits 3, and the same command again answers once it is replicated
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true, value_parser = replication_timeout)]
+    pub replication_timeout: Option<u32>,
+}
+
+/// The most seconds a change waits for the follower (`--replication-timeout`).
+pub const MAX_REPLICATION_WAIT: u32 = 600;
+
+/// `--replication-timeout`: a whole number of seconds from 0 to 600.
+fn replication_timeout(text: &str) -> Result<u32, String> {
+    match number::parse(text) {
+        Ok(n) if n <= u64::from(MAX_REPLICATION_WAIT) => Ok(n as u32),
+        _ => Err(format!(
+            "--replication-timeout takes whole seconds from 0 to {MAX_REPLICATION_WAIT}, not {text:?}"
+        )),
+    }
+}
+
+/// `follow` and `adopt`'s remote call deadline: whole seconds from 1 to 3600.
+fn git_timeout(text: &str) -> Result<u32, String> {
+    match number::parse(text) {
+        Ok(n) if (1..=3600).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "--git-timeout takes whole seconds from 1 to 3600, not {text:?}"
+        )),
+    }
+}
+
+/// `replication`'s value.
+fn replication_mode(text: &str) -> Result<mosaic_queue_core::ReplicationMode, String> {
+    mosaic_queue_core::ReplicationMode::parse(text)
+        .ok_or_else(|| format!("replication is required or off, not {text:?}"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -501,6 +535,66 @@ pub enum Verb {
         #[command(subcommand)]
         verb: ReviewVerb,
     },
+    /// Whether a change's receipt waits for the follower's push (the lead, jason or sage):
+    /// `required` makes every receipt wait until `follow` has pushed its revision or a later
+    /// one; `off` (every queue's start) answers once the change is durable here
+    /// (docs/replication.md).
+    #[command(after_help = "Examples:
+  mosaic-queue replication required --op lead-replication-1 --by lead
+  mosaic-queue replication off --op lead-replication-2 --by lead")]
+    Replication {
+        /// required or off
+        #[arg(value_name = "required|off", allow_hyphen_values = true, value_parser = replication_mode)]
+        mode: mosaic_queue_core::ReplicationMode,
+        #[command(flatten)]
+        change: Change,
+    },
+    /// Push each newest durable revision to REF on REMOTE with git, fast-forward only, until
+    /// SIGTERM or Ctrl-C (after the push in flight): a commit holding only the queue's files
+    /// on the last replicated one; one line per push on stdout (docs/replication.md).
+    #[command(after_help = "Examples:
+  mosaic-queue follow --to origin
+  mosaic-queue follow --to ssh://git@gitea.example/team/stack.git --ref refs/heads/mosaic-queue")]
+    Follow {
+        /// The git remote (a name, or a URL) to push to, with git's own credentials
+        #[arg(long, value_name = "REMOTE", allow_hyphen_values = true)]
+        to: String,
+        /// The ref to push to; hosts that refuse refs outside heads and tags take
+        /// refs/heads/...
+        #[arg(
+            long = "ref",
+            value_name = "REF",
+            default_value = "refs/mosaic-queue/live",
+            allow_hyphen_values = true
+        )]
+        reference: String,
+        /// How long one call to the remote (ls-remote, fetch, push) may take, in seconds
+        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = git_timeout)]
+        git_timeout: u32,
+    },
+    /// Take the queue over in this standby checkout of the same repository (the lead, jason
+    /// or sage): REF on REMOTE fetched and verified whole, one adopt entry pushed there at once
+    /// (the old host is fenced by it), then the files installed here (docs/replication.md).
+    #[command(after_help = "Example:
+  mosaic-queue adopt --from origin --op lead-adopt-1 --by lead")]
+    Adopt {
+        /// The git remote (a name, or a URL) the follower pushed to
+        #[arg(long, value_name = "REMOTE", allow_hyphen_values = true)]
+        from: String,
+        /// The ref the follower pushed to
+        #[arg(
+            long = "ref",
+            value_name = "REF",
+            default_value = "refs/mosaic-queue/live",
+            allow_hyphen_values = true
+        )]
+        reference: String,
+        /// How long one call to the remote (ls-remote, fetch, push) may take, in seconds
+        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = git_timeout)]
+        git_timeout: u32,
+        #[command(flatten)]
+        change: Change,
+    },
     /// Serve this checkout's queue to one seat over MCP on stdin and stdout until stdin closes
     /// (docs/mcp.md): the same verbs, answers and refusals as the CLI's --json.
     #[command(
@@ -682,6 +776,9 @@ impl Verb {
             Verb::MapCheck { .. } => "map-check",
             Verb::Mcp { .. } => "mcp",
             Verb::Board { .. } => "board",
+            Verb::Replication { .. } => "replication",
+            Verb::Follow { .. } => "follow",
+            Verb::Adopt { .. } => "adopt",
             Verb::Gate(_) => "gate",
             Verb::Completions { .. } => "completions",
             Verb::Man { .. } => "man",
@@ -709,7 +806,9 @@ impl Verb {
             | Verb::Reclaim { .. }
             | Verb::Genesis { .. }
             | Verb::AcceptHistory { .. }
-            | Verb::Archive { .. } => true,
+            | Verb::Archive { .. }
+            | Verb::Replication { .. }
+            | Verb::Adopt { .. } => true,
             Verb::Review { verb } => !matches!(verb, ReviewVerb::VerifyCommit { .. }),
             _ => false,
         }

@@ -38,6 +38,10 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Signs of life (no log entry, no lock)", &["heartbeat"]),
+    (
+        "Replication through git (docs/replication.md)",
+        &["follow", "replication", "adopt"],
+    ),
     ("Review", &["review"]),
     ("Git", &["commit", "guard", "install-hook", "snapshot"]),
     (

@@ -16,6 +16,7 @@ fn change(flags: Flags) -> Change {
     Change {
         op: flags.op,
         by: flags.by,
+        replication_timeout: flags.replication_timeout,
     }
 }
 
@@ -108,6 +109,24 @@ fn changes(verb: Verb) -> Asked {
         } => Request::Reclaim {
             id,
             reason,
+            change: change(flags),
+        },
+        Verb::Replication {
+            mode,
+            change: flags,
+        } => Request::Replication {
+            mode,
+            change: change(flags),
+        },
+        Verb::Adopt {
+            from,
+            reference,
+            git_timeout,
+            change: flags,
+        } => Request::Adopt {
+            from,
+            reference,
+            git_timeout,
             change: change(flags),
         },
         other => return others(other),

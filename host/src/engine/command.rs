@@ -66,6 +66,10 @@ pub fn command(request: Request) -> Result<(Command, Change), Failure> {
             };
             (Command::Reclaim(args), change)
         }
+        Request::Replication { mode, change } => (
+            Command::Replication(mosaic_queue_core::ReplicationArgs { mode }),
+            change,
+        ),
         Request::Review(review) => review_command(review)?,
         other => unreachable!("not a change request: {}", other.name()),
     })

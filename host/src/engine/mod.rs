@@ -71,5 +71,33 @@ pub fn run_in(
 
 fn run_at(request: Request, at: At<'_>, policy: &Policy, reply: &mut dyn Reply) -> Replied {
     policy.admit(&request)?;
-    verbs::run(request, at, reply)
+    // `--replication-timeout`: the world given, and the real world the verbs that reach the
+    // checkout themselves build, wait that long for the follower.
+    let wait = request
+        .change()
+        .and_then(|c| c.replication_timeout)
+        .map(|s| std::time::Duration::from_secs(u64::from(s)));
+    match wait {
+        Some(wait) => {
+            let at = at.waiting_for_replicas(wait);
+            crate::store::world::with_replication_wait(wait, || verbs::run(request, at, reply))
+        }
+        None => verbs::run(request, at, reply),
+    }
+}
+
+/// The follower (`follow`): a long-running face runs it until `stop` is readable.
+pub use crate::replication::{DEFAULT_GIT_TIMEOUT, DEFAULT_REF, Event as FollowEvent, Target};
+
+/// Runs the follower of the checkout around the working directory for `to` and `reference`,
+/// each remote call within `deadline`, giving each event to `event`.
+pub fn follow(
+    to: &str,
+    reference: &str,
+    deadline: std::time::Duration,
+    stop: std::sync::Arc<std::os::fd::OwnedFd>,
+    event: &mut dyn FnMut(FollowEvent) -> Replied,
+) -> Replied {
+    let target = crate::replication::target(to, reference, deadline).map_err(Failure::usage)?;
+    crate::replication::follow(&target, stop, event)
 }

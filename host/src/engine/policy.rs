@@ -135,9 +135,8 @@ enum Who {
 impl Who {
     fn of(verb: &str) -> Who {
         match verb {
-            "add" | "assign" | "commit" | "archive" | "lease-default" | "reclaim" => {
-                Who::LeadOrPrivileged
-            }
+            "add" | "assign" | "commit" | "archive" | "lease-default" | "reclaim"
+            | "replication" | "adopt" => Who::LeadOrPrivileged,
             "genesis" | "accept-history" | "review abandon" | "install-hook" => Who::Privileged,
             _ => Who::Anyone,
         }
@@ -217,6 +216,9 @@ fn local_only(request: &Request) -> Option<&'static str> {
             "reads files on the queue host; verify --snapshot needs no checkout, so run it where the snapshot is"
         }
         Request::Guard => "runs inside git commit on the queue host; it is not run by hand",
+        Request::Adopt { .. } => {
+            "fetches the replicated ref into a checkout and installs the queue there; run it in that checkout"
+        }
         _ => return None,
     })
 }

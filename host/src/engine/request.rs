@@ -84,6 +84,18 @@ pub enum Request {
         reason: String,
         change: Change,
     },
+    /// `replication required|off`.
+    Replication {
+        mode: mosaic_queue_core::ReplicationMode,
+        change: Change,
+    },
+    /// `adopt --from REMOTE --ref REF`, each remote call within `git_timeout` seconds.
+    Adopt {
+        from: String,
+        reference: String,
+        git_timeout: u32,
+        change: Change,
+    },
     Genesis {
         map: PathBuf,
         change: Change,
@@ -174,6 +186,9 @@ pub enum Review {
 pub struct Change {
     pub op: String,
     pub by: Option<String>,
+    /// `--replication-timeout`: seconds a receipt waits for the follower under
+    /// `replication required` (none: the default).
+    pub replication_timeout: Option<u32>,
 }
 
 /// `add`'s row as given.
@@ -234,6 +249,8 @@ impl Request {
             Request::Set { .. } => "set",
             Request::LeaseDefault { .. } => "lease-default",
             Request::Reclaim { .. } => "reclaim",
+            Request::Replication { .. } => "replication",
+            Request::Adopt { .. } => "adopt",
             Request::Genesis { .. } => "genesis",
             Request::AcceptHistory { .. } => "accept-history",
             Request::Archive { .. } => "archive",
@@ -281,7 +298,8 @@ impl Request {
             | Request::Note { .. }
             | Request::Set { .. }
             | Request::LeaseDefault { .. }
-            | Request::Reclaim { .. } => true,
+            | Request::Reclaim { .. }
+            | Request::Replication { .. } => true,
             Request::Review(review) => matches!(
                 review,
                 Review::Request { .. } | Review::Abandon { .. } | Review::Record { .. }
@@ -302,6 +320,8 @@ impl Request {
             | Request::Set { change, .. }
             | Request::LeaseDefault { change, .. }
             | Request::Reclaim { change, .. }
+            | Request::Replication { change, .. }
+            | Request::Adopt { change, .. }
             | Request::Genesis { change, .. }
             | Request::AcceptHistory { change, .. }
             | Request::Archive { change, .. } => Some(change),

@@ -7,9 +7,9 @@ use mosaic_queue_core::TakeCmd;
 
 use super::command;
 use super::request::{Request, Review};
-use crate::reply::{Replied, Reply};
+use crate::reply::{Failure, Replied, Reply};
 use crate::store::session::At;
-use crate::{change, commit, doctor, guard, read, recovery, review, snapshot};
+use crate::{change, commit, doctor, guard, read, recovery, replication, review, snapshot};
 
 /// Runs an admitted request `at` its world and checkout.
 pub fn run(request: Request, at: At<'_>, reply: &mut dyn Reply) -> Replied {
@@ -68,6 +68,19 @@ pub fn run(request: Request, at: At<'_>, reply: &mut dyn Reply) -> Replied {
             yes,
             change,
         } => change::cut::archive(before, yes, &change.op, change.by.as_deref(), reply),
+        Request::Adopt {
+            from,
+            reference,
+            git_timeout,
+            change,
+        } => {
+            let deadline = std::time::Duration::from_secs(u64::from(git_timeout));
+            let target =
+                replication::target(&from, &reference, deadline).map_err(Failure::usage)?;
+            crate::values::check_op(&change.op)?;
+            let by = crate::actor::actor(change.by.as_deref(), reply)?;
+            replication::adopt(&target, &change.op, &by, reply)
+        }
         Request::Review(review) => run_review(review, at, reply),
         other => run_other(other, at, reply),
     }

@@ -61,9 +61,7 @@ impl Kind {
     /// The most bytes read from a file of this kind.
     pub fn cap(self) -> u64 {
         match self {
-            Kind::Lock | Kind::Gate | Kind::Witness | Kind::Replicated | Kind::Adopted => {
-                STATE_CAP
-            }
+            Kind::Lock | Kind::Gate | Kind::Witness | Kind::Replicated | Kind::Adopted => STATE_CAP,
             Kind::View | Kind::QueueJson | Kind::SnapshotJson | Kind::Base | Kind::Archive => {
                 QUEUE_JSON_CAP
             }

@@ -510,6 +510,8 @@ fn flags(op: &str, seat: &str) -> Flags {
     Flags {
         op: op.to_owned(),
         by: Some(seat.to_owned()),
+        // A tool's receipt waits the default time for the follower (docs/mcp.md).
+        replication_timeout: None,
     }
 }
 

@@ -85,12 +85,7 @@ pub fn read(io: &dyn Io, paths: &Paths) -> Record {
 /// either; a record that is behind what was pushed only makes the follower look again at the
 /// ref, which it does on every start.
 pub fn write(io: &dyn Io, paths: &Paths, record: &Replicated) -> io::Result<()> {
-    crate::store::write::replace(
-        io,
-        &path(paths),
-        &to_canonical(record),
-        "replicated",
-    )?;
+    crate::store::write::replace(io, &path(paths), &to_canonical(record), "replicated")?;
     io.sync_dir(&paths.git_dir)?;
     io.step("replicated-dir-synced");
     Ok(())

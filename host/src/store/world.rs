@@ -148,10 +148,24 @@ impl World<'static> {
             clock: &SystemClock,
             lock_wait: crate::io::seams::lock_wait(LOCK_WAIT),
             replicas: &WatchedReplicas,
-            replication_wait: REPLICATION_WAIT,
+            replication_wait: WAIT.get().unwrap_or(REPLICATION_WAIT),
             warn: stderr_line,
         }
     }
+}
+
+thread_local! {
+    /// The wait `--replication-timeout` gave the request this thread runs, for the verbs that
+    /// build the real world themselves.
+    static WAIT: std::cell::Cell<Option<Duration>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with every real world built on this thread waiting `wait` for the follower.
+pub fn with_replication_wait<T>(wait: Duration, f: impl FnOnce() -> T) -> T {
+    let before = WAIT.replace(Some(wait));
+    let value = f();
+    WAIT.set(before);
+    value
 }
 
 impl<'w> World<'w> {

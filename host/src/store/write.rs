@@ -335,6 +335,50 @@ fn settle(
     Ok(())
 }
 
+/// `adopt`'s write: the queue's files as the replicated ref holds them, installed whatever the
+/// checkout held before (adopt checked that it held a prefix of them). The archives first
+/// (each placed durably, an existing one kept only when it holds the same bytes), then
+/// queue.json by temp file, fsync, rename and the fsync of docs/plans, then the witness for
+/// it (the hash chain computed whole: no earlier witness of this checkout vouches for it),
+/// then QUEUE.md (`md` is whole, its table current). Returns the witness.
+pub fn install(
+    io: &dyn Io,
+    paths: &Paths,
+    queue: &Queue,
+    bytes: &[u8],
+    md: &[u8],
+    archives: &[(String, Vec<u8>)],
+    at: &str,
+) -> Result<Witness, StoreError> {
+    for (rel, archive) in archives {
+        super::cut::epochs::place(io, paths, rel, archive, true)?;
+    }
+    sweep_temps(io, paths);
+    replace(io, &paths.queue_json, bytes, "adopt-queue")
+        .map_err(io_err("write", &paths.queue_json))?;
+    let rev = queue.revision();
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::NotDurable {
+            rev,
+            step: "fsync of docs/plans",
+            source,
+        })?;
+    let witness = write_witness(
+        io,
+        paths,
+        queue,
+        None,
+        &mosaic_queue_core::sha256_hex(bytes),
+        at,
+        None,
+    )?;
+    replace(io, &paths.queue_md, md, "adopt-table")
+        .map_err(|source| StoreError::TableNotWritten { rev, source })?;
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::TableNotWritten { rev, source })?;
+    Ok(witness)
+}
+
 /// Replaces the body between QUEUE.md's markers with the current render.
 pub fn write_table(
     io: &dyn Io,

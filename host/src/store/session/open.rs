@@ -42,6 +42,14 @@ impl<'a> At<'a> {
         }
     }
 
+    /// This place with changes waiting `wait` for the follower.
+    pub fn waiting_for_replicas(self, wait: std::time::Duration) -> At<'a> {
+        At {
+            world: self.world.waiting_for_replicas(wait),
+            ..self
+        }
+    }
+
     /// The checkout's paths.
     pub fn paths(&self) -> Result<Paths, SessionError> {
         match self.located {
