@@ -9,6 +9,7 @@ mod files;
 mod guard;
 mod locks;
 mod queue;
+mod replication;
 pub mod run;
 
 use std::path::Path;
@@ -30,6 +31,7 @@ pub enum Kind {
     NotCanonical,
     WrongBranch,
     Filesystem,
+    AdoptedElsewhere,
     GateLive,
     GateDead,
     GateMismatch,
@@ -56,6 +58,9 @@ pub enum Kind {
     ReviewUnresolved,
     ClaimExpired,
     ClaimUnknown,
+    FollowerNotRunning,
+    FollowerBehind,
+    RecordUnreadable,
     ArchiveMissing,
     ArchiveChanged,
     ArchiveUnnamed,
@@ -70,12 +75,13 @@ pub enum Kind {
 impl Kind {
     /// Every kind, in the order findings are printed (the tests' list of what doctor names).
     #[cfg(any(test, feature = "fault-injection"))]
-    pub const ALL: [Kind; 40] = [
+    pub const ALL: [Kind; 44] = [
         Kind::GitEnv,
         Kind::Worktree,
         Kind::NotCanonical,
         Kind::WrongBranch,
         Kind::Filesystem,
+        Kind::AdoptedElsewhere,
         Kind::GateLive,
         Kind::GateDead,
         Kind::GateMismatch,
@@ -102,6 +108,9 @@ impl Kind {
         Kind::ReviewUnresolved,
         Kind::ClaimExpired,
         Kind::ClaimUnknown,
+        Kind::FollowerNotRunning,
+        Kind::FollowerBehind,
+        Kind::RecordUnreadable,
         Kind::ArchiveMissing,
         Kind::ArchiveChanged,
         Kind::ArchiveUnnamed,
@@ -120,6 +129,7 @@ impl Kind {
             Kind::NotCanonical => "not-canonical",
             Kind::WrongBranch => "wrong-branch",
             Kind::Filesystem => "filesystem",
+            Kind::AdoptedElsewhere => "adopted-elsewhere",
             Kind::GateLive => "gate-live",
             Kind::GateDead => "gate-dead",
             Kind::GateMismatch => "gate-mismatch",
@@ -146,6 +156,9 @@ impl Kind {
             Kind::ReviewUnresolved => "review-unresolved",
             Kind::ClaimExpired => "claim-expired",
             Kind::ClaimUnknown => "claim-unknown",
+            Kind::FollowerNotRunning => "follower-not-running",
+            Kind::FollowerBehind => "follower-behind",
+            Kind::RecordUnreadable => "record-unreadable",
             Kind::ArchiveMissing => "archive-missing",
             Kind::ArchiveChanged => "archive-changed",
             Kind::ArchiveUnnamed => "archive-unnamed",

@@ -70,6 +70,10 @@ pub(super) fn inspect(
     };
     let rev = queue.revision();
     checkout_rules(repo, paths, &queue, out);
+    let durable = match &witness {
+        Some(Some(w)) => w.revision.min(rev),
+        _ => 0,
+    };
     if let Some(witness) = witness {
         history((io, paths), &queue, &bytes, witness.as_ref(), seen, out);
     }
@@ -84,6 +88,7 @@ pub(super) fn inspect(
     table_status(io, paths, &queue, seen, out);
     reviews(&queue, out);
     super::claims::inspect(world, paths, queue.state(), out);
+    super::replication::inspect(io, paths, &queue, durable, out);
     super::guard::inspect(repo, paths, out);
     Some(rev)
 }

@@ -152,9 +152,11 @@ impl Replicas for WatchedReplicas {
 
 /// A look without a wait, for a world in memory: what the record says when the change asks
 /// is all it learns (a follower there would be a test's own step).
+#[cfg(any(test, feature = "fault-injection"))]
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LookOnce;
 
+#[cfg(any(test, feature = "fault-injection"))]
 impl Replicas for LookOnce {
     fn await_revision(&self, io: &dyn Io, paths: &Paths, rev: u64, _: Duration) -> Reached {
         look(io, paths, rev).unwrap_or(Reached::Timeout)
