@@ -274,6 +274,7 @@ mod tests {
         Change {
             op: String::from("darkwing-op-0001"),
             by: by.map(String::from),
+            replication_timeout: None,
         }
     }
 

@@ -332,5 +332,7 @@ impl Process<'_> {
 }
 
 #[cfg(test)]
+mod replication;
+#[cfg(test)]
 mod tests;
 mod verbs;

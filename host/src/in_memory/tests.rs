@@ -156,6 +156,7 @@ fn change(op: &str, by: &str) -> Change {
     Change {
         op: op.to_owned(),
         by: Some(by.to_owned()),
+        replication_timeout: None,
     }
 }
 

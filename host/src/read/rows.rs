@@ -16,6 +16,9 @@ use crate::store::session::{self, At};
 struct ListJson<'a> {
     revision: u64,
     durable: bool,
+    /// What the follower pushed last; left out where no follower ever pushed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replicated: Option<ReplicatedJson>,
     /// The leased claims, judged now; left out when there is none.
     #[serde(skip_serializing_if = "<[ClaimJson]>::is_empty")]
     claims: &'a [ClaimJson],
@@ -27,6 +30,9 @@ struct ListJson<'a> {
 pub struct RowJson<'a> {
     pub revision: u64,
     pub durable: bool,
+    /// `show`: what the follower pushed last; left out where no follower ever pushed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicated: Option<ReplicatedJson>,
     pub row: Option<&'a Row>,
     /// `show` of a row a cut archived: the archive it was read from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -34,6 +40,30 @@ pub struct RowJson<'a> {
     /// `show` of a row that holds a leased claim: the claim, judged now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claim: Option<ClaimJson>,
+}
+
+/// The follower's last push as the reads' documents give it (docs/json.md).
+#[derive(Serialize)]
+pub struct ReplicatedJson {
+    revision: u64,
+    commit: String,
+    remote: String,
+    #[serde(rename = "ref")]
+    reference: String,
+    at: String,
+}
+
+/// What the follower's record says, when it can be read.
+fn replicated(at: At<'_>, paths: &crate::checkout::Paths) -> Option<ReplicatedJson> {
+    let record = crate::store::replicated::read(at.world.io, paths);
+    let r = record.read_ok()?;
+    Some(ReplicatedJson {
+        revision: r.revision,
+        commit: r.commit.clone(),
+        remote: r.remote.clone(),
+        reference: r.reference.clone(),
+        at: r.at.clone(),
+    })
 }
 
 /// `list`: every row as the table shows it, or the `{revision, durable, rows}` document.
@@ -50,6 +80,7 @@ pub fn list(at: At<'_>, reply: &mut dyn Reply) -> Replied {
         let head = to_canonical(&ListJson {
             revision: listing.state.revision,
             durable: true,
+            replicated: replicated(at, &paths),
             claims: &[],
             rows: &[],
         });
@@ -64,11 +95,18 @@ pub fn list(at: At<'_>, reply: &mut dyn Reply) -> Replied {
         reply.serialized(&ListJson {
             revision: st.revision,
             durable: seen.durable,
+            replicated: replicated(at, &paths),
             claims: &claims,
             rows: &st.rows,
         })?;
     } else {
-        reply.line(&format!("rev {}", st.revision))?;
+        let pushed = replicated(at, &paths).map_or_else(String::new, |r| {
+            format!(
+                " (replicated rev {} to {} {})",
+                r.revision, r.remote, r.reference
+            )
+        });
+        reply.line(&format!("rev {}{pushed}", st.revision))?;
         reply.text(&render_body(st))?;
         reply.text(&claims::section(&claims))?;
     }
@@ -99,6 +137,7 @@ pub fn show(at: At<'_>, id: u64, reply: &mut dyn Reply) -> Replied {
         reply.serialized(&RowJson {
             revision: st.revision,
             durable: seen.durable,
+            replicated: replicated(at, &paths),
             row: Some(row),
             archive: None,
             claim,
@@ -144,6 +183,7 @@ fn show_archived(
         return reply.serialized(&RowJson {
             revision,
             durable,
+            replicated: replicated(at, paths),
             row: Some(row),
             archive: Some(&archived.file),
             claim: None,
@@ -176,6 +216,7 @@ pub fn next(at: At<'_>, seat: Option<String>, reply: &mut dyn Reply) -> Replied 
         reply.serialized(&RowJson {
             revision: st.revision,
             durable: seen.durable,
+            replicated: None,
             row,
             archive: None,
             claim: None,

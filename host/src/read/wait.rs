@@ -149,6 +149,7 @@ fn archived(
         reply.serialized(&RowJson {
             revision,
             durable: true,
+            replicated: None,
             row: Some(row),
             archive: Some(&archived.file),
             claim: None,
@@ -173,6 +174,7 @@ fn report(until: &Until, state: &State, reply: &mut dyn Reply) -> Replied {
                 reply.serialized(&RowJson {
                     revision: state.revision,
                     durable: true,
+                    replicated: None,
                     row: Some(row),
                     archive: None,
                     claim: None,

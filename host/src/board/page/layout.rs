@@ -58,9 +58,12 @@ pub fn page(snap: &Snapshot, current: Nav, title: &str, body: &str) -> String {
 /// Which revision the page shows; a file ahead of its witness is said to be visible, not
 /// confirmed durable, in the CLI's words.
 pub fn state_line(snap: &Snapshot) -> String {
+    let pushed = snap
+        .replicated
+        .map_or_else(String::new, |r| format!(" · replicated rev {r}"));
     if snap.durable {
         format!(
-            "<p class=\"state\">rev {} · read-only: change the queue with the CLI (each card shows the command)</p>",
+            "<p class=\"state\">rev {}{pushed} · read-only: change the queue with the CLI (each card shows the command)</p>",
             snap.revision
         )
     } else {

@@ -20,6 +20,8 @@ pub struct Snapshot {
     /// How many rows the cuts archived (done rows no longer in queue.json).
     pub archived_rows: u64,
     pub issues: Option<IssueLinks>,
+    /// The revision the follower last pushed, when one ever did (docs/replication.md).
+    pub replicated: Option<u64>,
 }
 
 impl Snapshot {

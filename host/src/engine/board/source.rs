@@ -42,6 +42,8 @@ struct Key {
     queue: FileId,
     head: Option<FileId>,
     beats: Option<FileId>,
+    /// The follower's record: a push shows as the replicated revision.
+    replicated: Option<FileId>,
     minute: i64,
 }
 
@@ -82,7 +84,11 @@ impl Source {
         let loaded = session::load_unlocked(World::real(), &self.paths)?;
         let durable = !loaded.ahead_of_witness();
         let seen = Seen::read(World::real(), &self.paths, loaded.queue.state());
-        let snapshot = Arc::new(build(&loaded.queue, durable, &seen, self.issues.clone()));
+        let mut snapshot = build(&loaded.queue, durable, &seen, self.issues.clone());
+        snapshot.replicated = store::replicated::read(&RealIo, &self.paths)
+            .read_ok()
+            .map(|r| r.revision);
+        let snapshot = Arc::new(snapshot);
         if let (Some(key), Ok(mut cache)) = (key, self.cache.lock()) {
             *cache = Some((key, Arc::clone(&snapshot)));
         }
@@ -103,11 +109,13 @@ impl Source {
         let queue = RealIo.file_id(&self.paths.queue_json).ok()?;
         let head = RealIo.file_id(&self.paths.git_dir.join("HEAD")).ok();
         let beats = RealIo.file_id(&heartbeat::folder(&self.paths)).ok();
+        let replicated = RealIo.file_id(&store::replicated::path(&self.paths)).ok();
         Some(Key {
             witness,
             queue,
             head,
             beats,
+            replicated,
             minute: clock::now_millis().div_euclid(60_000),
         })
     }
@@ -281,6 +289,7 @@ fn build(queue: &Queue, durable: bool, seen: &Seen, issues: Option<IssueLinks>) 
         archives,
         archived_rows,
         issues,
+        replicated: None,
     }
 }
 
