@@ -229,6 +229,34 @@ pub const CUT_STEPS: &[&str] = &[
     "receipt-printed",
 ];
 
+/// The steps of one follower round (docs/replication.md): the commit's objects written, the
+/// push returned, then the record written by temp file, rename and the fsync of `.git`.
+pub const FOLLOW_STEPS: &[&str] = &[
+    "follow-committed",
+    "follow-pushed",
+    "replicated-temp-written",
+    "replicated-renamed",
+    "replicated-dir-synced",
+];
+
+/// The steps of `adopt` (docs/replication.md): the lock, its entry pushed to the ref, then the
+/// files installed (queue.json, its witness, QUEUE.md), the record, and the end.
+pub const ADOPT_STEPS: &[&str] = &[
+    "lock-taken",
+    "adopt-pushed",
+    "adopt-queue-temp-written",
+    "adopt-queue-renamed",
+    "witness-temp-written",
+    "witness-renamed",
+    "witness-dir-synced",
+    "adopt-table-temp-written",
+    "adopt-table-renamed",
+    "replicated-temp-written",
+    "replicated-renamed",
+    "replicated-dir-synced",
+    "adopt-installed",
+];
+
 /// The steps a review request passes after its attempt's write (docs/durability.md): before
 /// the POST, after it, and after the outcome entry.
 pub const REQUEST_STEPS: &[&str] = &["request-sending", "request-posted", "outcome-logged"];
