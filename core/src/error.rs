@@ -515,7 +515,9 @@ pub enum ReplicationError {
         "adopt says the queue came from {from}, but its canonical root was {root}: an adopt names the root it takes over from"
     )]
     From { from: String, root: String },
-    #[error("adopt's new root {root:?} is not an absolute path without a newline, other than the old root")]
+    #[error(
+        "adopt's new root {root:?} is not an absolute path without a newline, other than the old root"
+    )]
     Root { root: String },
     #[error("adopt's commit {commit:?} is not 40 or 64 lowercase hex")]
     Commit { commit: String },

@@ -86,9 +86,8 @@ pub use epoch::{
     ArchiveArgs, ArchiveInfo, EPOCH_OP_SUFFIX, EpochArgs, EpochState, OpFilter, archive_path,
 };
 pub use error::{
-    CanonError, ClaimError, Error, MapError, QueueError, ReplayError, ReplicationError, ReviewError,
-    SnapshotError,
-    TableError, VerbError, WitnessError,
+    CanonError, ClaimError, Error, MapError, QueueError, ReplayError, ReplicationError,
+    ReviewError, SnapshotError, TableError, VerbError, WitnessError,
 };
 pub use file::{FORMAT_VERSION, QueueFile, parse_queue};
 pub use hex::hex;

@@ -844,8 +844,10 @@ fn a_cut_queue_answers_every_later_step_as_the_whole_history_does() {
                         Answer::Wrote(Some(rev), receipt) if *rev > head => Answer::Wrote(
                             Some(rev + 1),
                             adopted_later(
-                                &receipt
-                                    .replace(&format!(" rev {rev} "), &format!(" rev {} ", rev + 1)),
+                                &receipt.replace(
+                                    &format!(" rev {rev} "),
+                                    &format!(" rev {} ", rev + 1),
+                                ),
                                 head,
                             ),
                         ),

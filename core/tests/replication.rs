@@ -20,8 +20,8 @@ fn t(hms: &str) -> String {
 fn a_cut_carries_the_setting_and_the_adopted_root_across_the_epoch() {
     let mut head = replication();
     // The scenario ends with replication off; set it again so the epoch must carry it.
-    let required = serde_json::from_str::<Command>(r#"{"verb":"replication","mode":"required"}"#)
-        .unwrap();
+    let required =
+        serde_json::from_str::<Command>(r#"{"verb":"replication","mode":"required"}"#).unwrap();
     head.execute(&required, "lead-replication-9", "lead", &t("11:00:00"))
         .unwrap();
     assert_eq!(head.state().replication(), ReplicationMode::Required);
@@ -53,7 +53,10 @@ fn a_cut_carries_the_setting_and_the_adopted_root_across_the_epoch() {
         .unwrap();
     assert_eq!(queue.file().log.last().unwrap().semantics, 8);
     // `off` is what a missing field means: written out, the state is not canonical.
-    let off = text.replace("\"replication\": \"required\",", "\"replication\": \"off\",");
+    let off = text.replace(
+        "\"replication\": \"required\",",
+        "\"replication\": \"off\",",
+    );
     assert_ne!(off, text);
     assert_eq!(
         Queue::verify(off.as_bytes()).map(drop).unwrap_err().kind(),
@@ -75,7 +78,10 @@ fn replay_holds_the_files_root_to_the_last_adopt() {
     assert_eq!(err.kind(), "root-mismatch");
     assert_eq!(
         err.to_string(),
-        Queue::verify(back.as_bytes()).map(drop).unwrap_err().to_string()
+        Queue::verify(back.as_bytes())
+            .map(drop)
+            .unwrap_err()
+            .to_string()
     );
 }
 

@@ -94,7 +94,12 @@ fn judge(seat: &str, verb: Verb) -> Result<Option<engine::Request>, GateError> {
         Verb::Board { .. } => {
             "serves web pages on the queue host's loopback; run it there and reach it with ssh -L"
         }
-        other => unreachable!("a request, not a face's own verb: {}", other.name()),
+        Verb::Follow { .. } => {
+            "pushes the queue host's revisions with the host's own git credentials; run it there (docs/replication.md)"
+        }
+        // Every other verb is a request, answered above; a verb added without its line here
+        // is refused rather than run.
+        _ => "runs on the queue host only; run it there",
     };
     Err(PolicyError::Local {
         verb: own.name(),

@@ -193,6 +193,8 @@ fn verbs_about_the_host_stay_on_it() {
         ("darkwing", "gate --seat jason".to_owned()),
         ("darkwing", "board".to_owned()),
         ("jason", "board --listen 127.0.0.1:0".to_owned()),
+        ("jason", "follow --to origin".to_owned()),
+        ("lead", format!("adopt --from origin {OP}")),
     ] {
         assert_eq!(refused(seat, &line).0, "local-only", "{line}");
     }
@@ -203,6 +205,10 @@ fn verbs_about_the_host_stay_on_it() {
     assert_eq!(
         refused("darkwing", "board").1,
         "refused: board serves web pages on the queue host's loopback; run it there and reach it with ssh -L"
+    );
+    assert_eq!(
+        refused("jason", "follow --to origin").1,
+        "refused: follow pushes the queue host's revisions with the host's own git credentials; run it there (docs/replication.md)"
     );
 }
 

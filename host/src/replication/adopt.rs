@@ -72,7 +72,7 @@ fn adopt_locked(
         install(paths, &top.files, &top.link.id, target)?;
         return reply.receipt(done, true);
     }
-    branch_is_a_prefix(paths, &top.files.queue)?;
+    branch_is_a_prefix(paths, &top.files)?;
     working_file_is_a_prefix(paths, &top.files)?;
     let stamp = top
         .link
@@ -235,7 +235,8 @@ fn own_adopt<'q>(queue: &'q Queue, op: &str, here: &str) -> Option<&'q mosaic_qu
 
 /// The standby's branch holds a queue.json (the lead's last `commit`) whose history the ref's
 /// head extends: the same queue, the same genesis, that log a prefix of the ref's.
-fn branch_is_a_prefix(paths: &Paths, head: &Queue) -> Result<(), Failure> {
+fn branch_is_a_prefix(paths: &Paths, files: &TreeFiles) -> Result<(), Failure> {
+    let head = &files.queue;
     let branch = GitRepository.head_branch(paths).ok_or_else(|| {
         Failure::refused("HEAD names no branch; check out the queue's branch first")
             .kind("wrong-branch")
@@ -261,7 +262,7 @@ fn branch_is_a_prefix(paths: &Paths, head: &Queue) -> Result<(), Failure> {
     })?;
     let sha = sha256_hex(&bytes);
     let witness = committed.witness(sha, String::new());
-    if !prefix_of(head, &witness) {
+    if !prefix_of(files, &witness) {
         return Err(Failure::refused(format!(
             "the ref's queue does not extend the one this branch holds (rev {}): it is another queue, or the ref is behind the branch; adopt would lose revisions, so nothing was changed",
             committed.revision()
@@ -283,7 +284,7 @@ fn working_file_is_a_prefix(paths: &Paths, head: &TreeFiles) -> Result<(), Failu
         ));
     };
     let witness = here.witness(sha256_hex(&bytes), String::new());
-    if !prefix_of(&head.queue, &witness) {
+    if !prefix_of(head, &witness) {
         return Err(Failure::refused(format!(
             "docs/plans/queue.json here holds rev {} that the ref's head does not extend: adopt would lose it; see docs/replication.md",
             here.revision()
@@ -293,17 +294,17 @@ fn working_file_is_a_prefix(paths: &Paths, head: &TreeFiles) -> Result<(), Failu
     Ok(())
 }
 
-/// Whether `queue` extends `witness` (revisions the archives hold are taken as its own: a
-/// branch older than the head's epoch is checked through the archives' digests by verify).
-fn prefix_of(queue: &Queue, witness: &Witness) -> bool {
-    match queue.check_extends(&witness.file_sha, witness) {
-        Ok(()) => true,
-        Err(mosaic_queue_core::WitnessError::BeforeEpoch { .. }) => true,
-        Err(_) => {
-            // At the same revision the file itself must be the one witnessed.
-            false
-        }
-    }
+/// Whether the ref's head `files` extends `witness`: through its archives when the witness is
+/// older than its epoch; at the same revision the file must be the one witnessed.
+fn prefix_of(files: &TreeFiles, witness: &Witness) -> bool {
+    let sha = sha256_hex(&files.queue_json);
+    let stamp = Stamp {
+        revision: witness.revision,
+        log_digest: witness.log_digest.clone(),
+        file_sha: witness.file_sha.clone(),
+        root: String::new(),
+    };
+    extends(files, &sha, &stamp).is_ok()
 }
 
 /// The files of the adopted queue: its bytes, and the head's QUEUE.md with its table.
