@@ -140,7 +140,15 @@ fn list_json_prints_the_views_rows_without_reading_queue_json() {
         .filter(|(op, _)| op == "read")
         .map(|(_, path)| path)
         .collect();
-    assert_eq!(reads, [".git/mosaic-queue.head", ".git/mosaic-queue.view"]);
+    // The follower's record is looked for too (none here: nothing was replicated).
+    assert_eq!(
+        reads,
+        [
+            ".git/mosaic-queue.head",
+            ".git/mosaic-queue.view",
+            ".git/mosaic-queue.replicated"
+        ]
+    );
     let listed = repo.run(&["list", "--json"], &[]).ok().to_owned();
     std::fs::remove_file(repo.path(".git/mosaic-queue.view")).unwrap();
     assert_eq!(repo.run(&["list", "--json"], &[]).ok(), listed);

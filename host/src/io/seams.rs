@@ -239,6 +239,9 @@ pub const FOLLOW_STEPS: &[&str] = &[
     "replicated-dir-synced",
 ];
 
+/// The steps of the fence's write, when the follower finds the queue adopted elsewhere.
+pub const FENCE_STEPS: &[&str] = &["fence-temp-written", "fence-renamed"];
+
 /// The steps of `adopt` (docs/replication.md): the lock, its entry pushed to the ref, then the
 /// files installed (queue.json, its witness, QUEUE.md), the record, and the end.
 pub const ADOPT_STEPS: &[&str] = &[

@@ -252,8 +252,7 @@ fn rejected(porcelain: &str) -> bool {
 pub fn sent_bytes(stderr: &str) -> u64 {
     let Some(line) = stderr
         .split(['\r', '\n'])
-        .filter(|l| l.contains("Writing objects: 100%"))
-        .last()
+        .rfind(|l| l.contains("Writing objects: 100%"))
     else {
         return 0;
     };
