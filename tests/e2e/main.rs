@@ -50,6 +50,7 @@ mod mcp_edges;
 mod mcp_protocol;
 mod mcp_start;
 mod mcp_tools;
+mod replication_faces;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the
 // `fault-injection` build; the host's dev-dependency on itself turns it on for every test
