@@ -61,7 +61,11 @@ pub(crate) fn check(args: &Args, op: &str) -> Result<(), VerbError> {
         Args::Reclaim(a) => text("--reason", &a.reason)?,
         // The roots are paths, stored as given: only the credential rule, as for genesis's.
         Args::Adopt(a) => {
-            for (field, path) in [("adopt's root", &a.root), ("adopt's old root", &a.from)] {
+            for (field, path) in [
+                ("adopt's root", &a.root),
+                ("adopt's old root", &a.from),
+                ("adopt's host", &a.host),
+            ] {
                 if let Some(what) = credential(path) {
                     return Err(VerbError::CredentialLike { field, what });
                 }

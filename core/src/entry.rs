@@ -458,11 +458,13 @@ pub struct ReplicationArgs {
 
 /// `adopt`: the standby's checkout takes the queue over at `revision`, the newest revision of
 /// the replicated ref (its commit `commit`), from the checkout at `from`. `root` is the new
-/// canonical root, which the file's `canonicalRoot` follows.
+/// canonical root, which the file's `canonicalRoot` follows, and `host` the name of the machine
+/// it is on (as the host reports it, for people: two machines may use the same path).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AdoptArgs {
     pub root: String,
+    pub host: String,
     pub from: String,
     pub revision: u64,
     pub commit: String,

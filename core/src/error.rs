@@ -515,10 +515,12 @@ pub enum ReplicationError {
         "adopt says the queue came from {from}, but its canonical root was {root}: an adopt names the root it takes over from"
     )]
     From { from: String, root: String },
-    #[error(
-        "adopt's new root {root:?} is not an absolute path without a newline, other than the old root"
-    )]
+    #[error("adopt's new root {root:?} is not an absolute path without a control character")]
     Root { root: String },
+    #[error(
+        "adopt's host {host:?} is not a machine's name (1 to 255 characters, no space or control character)"
+    )]
+    Host { host: String },
     #[error("adopt's commit {commit:?} is not 40 or 64 lowercase hex")]
     Commit { commit: String },
 }
@@ -531,6 +533,7 @@ impl ReplicationError {
             ReplicationError::Revision { .. } => "adopt-revision",
             ReplicationError::From { .. } => "adopt-from",
             ReplicationError::Root { .. } => "adopt-root",
+            ReplicationError::Host { .. } => "adopt-host",
             ReplicationError::Commit { .. } => "adopt-commit",
         }
     }

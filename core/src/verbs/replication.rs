@@ -51,9 +51,16 @@ pub(super) fn adopt(
         }
         .into());
     }
-    if !a.root.starts_with('/') || a.root.chars().any(char::is_control) || a.root == a.from {
+    if !a.root.starts_with('/') || a.root.chars().any(char::is_control) {
         return Err(ReplicationError::Root {
             root: a.root.clone(),
+        }
+        .into());
+    }
+    if a.host.is_empty() || a.host.len() > 255 || a.host.chars().any(|c| c.is_control() || c == ' ')
+    {
+        return Err(ReplicationError::Host {
+            host: a.host.clone(),
         }
         .into());
     }
@@ -70,6 +77,9 @@ pub(super) fn adopt(
     out.push_str(&a.from);
     out.push_str(" (commit ");
     out.push_str(&a.commit[..12]);
-    out.push(')');
+    out.push_str(") to ");
+    out.push_str(&a.host);
+    out.push(':');
+    out.push_str(&a.root);
     Ok(())
 }

@@ -52,7 +52,8 @@ pub(super) fn inspect(
             out.push(Finding::person(
                 Kind::AdoptedElsewhere,
                 format!(
-                    "this queue was adopted at {} (rev {}, commit {} on {} {}, by {} at {}): every change here is refused; {listed}",
+                    "this queue was adopted at {}:{} (rev {}, commit {} on {} {}, by {} at {}): every change here is refused; {listed}",
+                    a.host,
                     a.root,
                     a.revision,
                     adopted::short(&a.commit),

@@ -115,6 +115,7 @@ fn a_fenced_host_refuses_every_change_and_writes_nothing() {
     let c = Checkout::genesis();
     let fence = Adopted {
         root: "/srv/standby".into(),
+        host: "standby-2".into(),
         revision: 7,
         commit: "b".repeat(40),
         by: "lead".into(),
@@ -130,7 +131,7 @@ fn a_fenced_host_refuses_every_change_and_writes_nothing() {
     assert_eq!(doc["error"]["kind"], "adopted-elsewhere");
     assert_eq!(
         doc["error"]["message"],
-        "this queue was adopted at /srv/standby (rev 7, commit bbbbbbbbbbbb on origin refs/mosaic-queue/live): no change is made here; run it in that checkout (`mosaic-queue doctor` here lists the ops this host wrote after its last push, rev 6)"
+        "this queue was adopted at standby-2:/srv/standby (rev 7, commit bbbbbbbbbbbb on origin refs/mosaic-queue/live): no change is made here; run it in that checkout (`mosaic-queue doctor` here lists the ops this host wrote after its last push, rev 6)"
     );
     assert_eq!(c.disk.get(&c.paths.queue_json), before);
     // Something at the fence's name that is no fence fences all the same.

@@ -83,6 +83,7 @@ fn adopt_locked(
     let at = crate::clock::now();
     let command = Command::Adopt(AdoptArgs {
         root: here.to_owned(),
+        host: host_name(),
         from: stamp.root.clone(),
         revision: stamp.revision,
         commit: head.to_string(),
@@ -408,6 +409,19 @@ fn said(target: &Target, stamp: &Stamp, head: &Queue) -> String {
         "adopted rev {} of {} from {} {}; the old host's last push was rev {}, and {acked}\n",
         stamp.revision, stamp.root, target.remote, target.reference, stamp.revision
     )
+}
+
+/// This machine's name as the kernel gives it (`uname -n`), for the adopt entry.
+fn host_name() -> String {
+    let name = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    if name.is_empty() {
+        String::from("unknown")
+    } else {
+        name
+    }
 }
 
 fn remote(failure: super::git::RemoteFailure) -> Failure {

@@ -102,42 +102,87 @@ pub fn inspect(
         };
     };
     fetch(repo, paths, target, head).map_err(Refusal::Remote)?;
-    let ours = loaded.queue.file().canonical_root.clone();
     let link = refline::link(repo, head).map_err(Refusal::Ref)?;
     let stamp = link.stamp.clone().map_err(Refusal::Ref)?;
-    if stamp.root != ours {
-        return adopted(repo, target, head, &ours).map(Inspected::Adopted);
-    }
     if let Some(r) = mine {
         not_rewound(repo, target, head, r)?;
     }
-    let witness = Witness {
-        revision: stamp.revision,
-        log_digest: stamp.log_digest.clone(),
-        file_sha: stamp.file_sha.clone(),
-        at: String::new(),
+    let extends = |stamp: &Stamp| {
+        let witness = Witness {
+            revision: stamp.revision,
+            log_digest: stamp.log_digest.clone(),
+            file_sha: stamp.file_sha.clone(),
+            at: String::new(),
+        };
+        store::cut::history::check_extends(io, paths, &loaded.queue, &loaded.sha, &witness).is_ok()
     };
-    if let Err(e) =
-        store::cut::history::check_extends(io, paths, &loaded.queue, &loaded.sha, &witness)
+    if extends(&stamp) {
+        return Ok(Inspected::Ready(Some(Pushed {
+            revision: stamp.revision,
+            log_digest: stamp.log_digest,
+            commit: head,
+        })));
+    }
+    moved_on(repo, target, head, loaded.queue.revision(), &extends)
+}
+
+/// The ref's head is not a revision of this queue: walk back to the newest commit this queue
+/// extends (the last one both share). The entry right after it, in the commit after it, says
+/// what happened since: an `adopt` of this queue (the fence), or revisions of another writer.
+fn moved_on(
+    repo: &gix::Repository,
+    target: &Target,
+    head: ObjectId,
+    here: u64,
+    extends: &dyn Fn(&Stamp) -> bool,
+) -> Result<Inspected, Refusal> {
+    let line = refline::line(repo, head, None, MAX_LINE).map_err(Refusal::Ref)?;
+    let shared = line
+        .iter()
+        .position(|l| l.stamp.as_ref().is_ok_and(|s| extends(s)));
+    let Some(i) = shared.filter(|i| *i > 0) else {
+        return Err(Refusal::Ref(format!(
+            "{} {} holds another queue's history (no commit of it is a revision of this queue); push elsewhere with --ref",
+            target.remote, target.reference
+        )));
+    };
+    let common: &Stamp = line[i]
+        .stamp
+        .as_ref()
+        .map_err(|e| Refusal::Ref(e.clone()))?;
+    let after = &line[i - 1];
+    let (_, queue) = refline::queue_of(repo, after.tree).map_err(Refusal::Ref)?;
+    let next = queue
+        .file()
+        .log
+        .iter()
+        .find(|e| e.rev == common.revision + 1);
+    if let Some(entry) = next
+        && let Args::Adopt(a) = &entry.args
     {
-        let here = loaded.queue.revision();
-        return Err(Refusal::Ref(if stamp.revision > here {
-            format!(
-                "{} {} holds rev {}, past this queue's rev {here}: this checkout lost revisions the ref keeps; adopt them back with `mosaic-queue adopt --from {} --ref {}` (docs/replication.md)",
-                target.remote, target.reference, stamp.revision, target.remote, target.reference
-            )
-        } else {
-            format!(
-                "{} {} holds a history this queue does not extend ({e}); see docs/replication.md",
-                target.remote, target.reference
-            )
+        return Ok(Inspected::Adopted(Adopted {
+            root: a.root.clone(),
+            host: a.host.clone(),
+            revision: entry.rev,
+            commit: after.id.to_string(),
+            by: entry.by.clone(),
+            at: entry.at.clone(),
+            remote: target.remote.clone(),
+            reference: target.reference.clone(),
+            last_pushed: common.revision,
         }));
     }
-    Ok(Inspected::Ready(Some(Pushed {
-        revision: stamp.revision,
-        log_digest: stamp.log_digest,
-        commit: head,
-    })))
+    Err(Refusal::Ref(if here == common.revision {
+        format!(
+            "{} {} holds revisions past this queue's rev {here}: this checkout lost revisions the ref keeps; adopt them back with `mosaic-queue adopt --from {} --ref {}` (docs/replication.md)",
+            target.remote, target.reference, target.remote, target.reference
+        )
+    } else {
+        format!(
+            "{} {} holds revisions after rev {} that this queue does not: another writer pushed there; see docs/replication.md",
+            target.remote, target.reference, common.revision
+        )
+    }))
 }
 
 /// A record of this target whose commit the ref no longer reaches: the ref was rewound.
@@ -160,52 +205,6 @@ fn not_rewound(
         short_hex(&record.commit),
         record.revision
     )))
-}
-
-/// The ref's head holds another root: the commit after the last one of `ours` holds the
-/// `adopt` that moved the queue, which is the fence.
-fn adopted(
-    repo: &gix::Repository,
-    target: &Target,
-    head: ObjectId,
-    ours: &str,
-) -> Result<Adopted, Refusal> {
-    let line = refline::line(repo, head, None, MAX_LINE).map_err(Refusal::Ref)?;
-    let last_ours = line
-        .iter()
-        .position(|l| l.stamp.as_ref().is_ok_and(|s| s.root == ours));
-    let foreign = || {
-        Refusal::Ref(format!(
-            "{} {} holds another checkout's queue (no commit of {ours} on it); push elsewhere with --ref",
-            target.remote, target.reference
-        ))
-    };
-    let Some(i) = last_ours.filter(|i| *i > 0) else {
-        return Err(foreign());
-    };
-    let pushed: &Stamp = line[i].stamp.as_ref().map_err(|_| foreign())?;
-    let taken = &line[i - 1];
-    let (_, queue) = refline::queue_of(repo, taken.tree).map_err(Refusal::Ref)?;
-    let entry = queue
-        .file()
-        .log
-        .iter()
-        .rev()
-        .find(|e| matches!(&e.args, Args::Adopt(a) if a.from == ours))
-        .ok_or_else(foreign)?;
-    let Args::Adopt(a) = &entry.args else {
-        return Err(foreign());
-    };
-    Ok(Adopted {
-        root: a.root.clone(),
-        revision: entry.rev,
-        commit: taken.id.to_string(),
-        by: entry.by.clone(),
-        at: entry.at.clone(),
-        remote: target.remote.clone(),
-        reference: target.reference.clone(),
-        last_pushed: pushed.revision,
-    })
 }
 
 fn short_hex(hex: &str) -> &str {

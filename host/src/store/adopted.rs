@@ -20,13 +20,14 @@ pub fn path(paths: &Paths) -> PathBuf {
     paths.git_dir.join(NAME)
 }
 
-/// Who took the queue over: its new root, the revision of the `adopt` entry and the commit
+/// Who took the queue over: its new root and machine, the revision of the `adopt` entry and the commit
 /// on the ref that holds it, by whom and when (the entry's), the remote and ref where it was
 /// seen, and the last revision this host had pushed there.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Adopted {
     pub root: String,
+    pub host: String,
     pub revision: u64,
     pub commit: String,
     pub by: String,
@@ -56,7 +57,8 @@ impl Fence {
         match self {
             Fence::None | Fence::Failed(_) => None,
             Fence::Adopted(a) => Some(format!(
-                "this queue was adopted at {} (rev {}, commit {} on {} {}): no change is made here; run it in that checkout (`mosaic-queue doctor` here lists the ops this host wrote after its last push, rev {})",
+                "this queue was adopted at {}:{} (rev {}, commit {} on {} {}): no change is made here; run it in that checkout (`mosaic-queue doctor` here lists the ops this host wrote after its last push, rev {})",
+                a.host,
                 a.root,
                 a.revision,
                 short(&a.commit),
