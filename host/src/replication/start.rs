@@ -139,7 +139,7 @@ fn moved_on(
     let line = refline::line(repo, head, None, MAX_LINE).map_err(Refusal::Ref)?;
     let shared = line
         .iter()
-        .position(|l| l.stamp.as_ref().is_ok_and(|s| extends(s)));
+        .position(|l| l.stamp.as_ref().is_ok_and(extends));
     let Some(i) = shared.filter(|i| *i > 0) else {
         return Err(Refusal::Ref(format!(
             "{} {} holds another queue's history (no commit of it is a revision of this queue); push elsewhere with --ref",
