@@ -219,23 +219,6 @@ fn push_waits(out: &mut String, done: &Done, row: &Row, rows_named: bool) {
     out.push(')');
 }
 
-/// Whether the table names a row some row waits on: an open row in it (not parked) with a
-/// dependency not done. A new entry whose table does is written under semantics 7, whose
-/// table names such rows as rows.
-pub(crate) fn names_waiting_row(state: &State) -> bool {
-    let waiting =
-        |r: &&Row| !r.after.is_empty() && r.status.is_open() && r.status != Status::Parked;
-    if !state.rows.iter().any(|r| waiting(&r)) {
-        return false;
-    }
-    let done = Done::of(&state.rows);
-    state
-        .rows
-        .iter()
-        .filter(waiting)
-        .any(|r| !done.open_deps(r).is_empty())
-}
-
 fn push_issues(out: &mut String, row: &Row) {
     push_issue_list(out, &row.issues);
     if row.closes_narrowed {
@@ -477,15 +460,9 @@ mod tests {
         state.put_row(row(1, Status::Done, vec![]));
         state.put_row(row(2, Status::InProgress, vec![]));
         state.put_row(row(3, Status::Queued, vec![1]));
-        assert!(!names_waiting_row(&state), "row 3 waits on a done row only");
         state.put_row(row(4, Status::Parked, vec![2]));
-        assert!(
-            !names_waiting_row(&state),
-            "a parked row is not in the table"
-        );
         state.put_row(row(5, Status::Queued, vec![1, 2]));
         state.put_row(row(6, Status::Blocked, vec![2, 5]));
-        assert!(names_waiting_row(&state));
         let lines = |semantics: u8| -> Vec<String> {
             render_body_under(&state, semantics)
                 .lines()

@@ -39,9 +39,10 @@ fn every_scenario_matches_its_receipts_and_golden_files() {
     }
 }
 
-/// Golden files of scenarios whose later entries a newer build writes under a newer semantics:
-/// kept as the older build wrote them, they must still verify and render byte for byte.
-const OLDER_GOLDEN: [&str; 1] = ["coordination-semantics5"];
+/// Golden files an earlier build wrote for a scenario whose bytes this build writes otherwise
+/// (the coordination scenario as a build wrote it that put waiting rows' tables under 7): kept
+/// as that build wrote them, they must still verify and render byte for byte.
+const OLDER_GOLDEN: [&str; 1] = ["coordination-semantics7"];
 
 #[test]
 fn older_golden_files_still_verify_and_render_as_they_were_written() {

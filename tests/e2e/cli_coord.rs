@@ -315,8 +315,9 @@ fn rows_wait_on_their_dependencies() {
         "lead",
         "ok lead-add-0001 rev 2 add 4 queued",
     );
-    // The table names the row it waits on, as a row: semantics 7.
-    assert_eq!(semantics(&repo), [2, 7]);
+    // A row that waits is no lease: semantics 3, and the table names the row waited on as
+    // the build before leases did.
+    assert_eq!(semantics(&repo), [2, 3]);
     assert_eq!(repo.row(4)["after"], serde_json::json!([2]));
     // A row without dependencies has no `after` key at all.
     assert_eq!(repo.row(2).get("after"), None);
@@ -327,7 +328,7 @@ fn rows_wait_on_their_dependencies() {
 | --- | --- | --- | --- | --- | --- | --- |
 | 1 | Parser | darkwing | queued |  | #12, #14 | first |
 | 2 | Render |  | queued | jason | #20 |  |
-| 4 | Docs |  | queued (waits on row 2) |  |  |  |
+| 4 | Docs |  | queued (waits on #2) |  |  |  |
 
 **Parked**
 

@@ -192,7 +192,7 @@ by mosaic-queue; change it with queue ops, never by hand.
 | 2 | Review requests | darkwing | in-progress |  | #1510, #1511 | piece D |
 | 3 | Dispatcher cleanup | flicker | blocked |  | #1499 | unblocked once #1508 lands |
 | 5 | Node shim | huey | in-progress |  | #1520 | after the core |
-| 6 | Node docs |  | queued (waits on row 5) |  |  |  |
+| 6 | Node docs |  | queued (waits on #5) |  |  |  |
 
 **Parked**
 
