@@ -121,7 +121,7 @@ pub mod signs {
 /// `QUEUE.md` around its generated table: the marker lines, the body between them, a new
 /// body spliced in, and the body a state renders.
 pub mod markdown {
-    pub use crate::render::{render_body, render_body_under};
+    pub use crate::render::{render_body, render_body_under, render_table};
     pub use crate::table::{BEGIN, END, body, body_range, splice};
 }
 

@@ -13,15 +13,15 @@ use crate::chain;
 use crate::ctx::Ctx;
 use crate::digest;
 use crate::entry::{
-    Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
-    LEASE_SEMANTICS, PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
+    Args, COORDINATION_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS, LEASE_SEMANTICS,
+    PLAIN_SEMANTICS, REACH_SEMANTICS, ResolveArgs,
 };
 use crate::epoch::{ArchiveInfo, EpochArgs};
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::file::{self, FORMAT_VERSION, QueueFile};
 use crate::model::{Round, Row, Witness};
 use crate::pick;
-use crate::render::render_body_under;
+use crate::render::{render_body_under, render_table};
 use crate::replay::replay;
 use crate::review;
 use crate::rules;
@@ -356,6 +356,7 @@ impl Queue {
         let receipt = verbs::apply(&mut self.state, &args, &ctx)?;
         let (semantics, body) = self.style(semantics, harden);
         self.state.leases |= semantics >= LEASE_SEMANTICS;
+        self.state.semantics = semantics;
         self.file.log.push(Entry {
             rev,
             op: String::from(op),
@@ -416,14 +417,9 @@ impl Queue {
     }
 
     /// The table body for the current state, in the style of the last entry's semantics, so
-    /// that it hashes to what that entry recorded.
+    /// that it hashes to what that entry recorded: the one rendering `list` prints too.
     pub fn render_body(&self) -> String {
-        let semantics = self
-            .file
-            .log
-            .last()
-            .map_or(CURRENT_SEMANTICS, |e| e.semantics);
-        render_body_under(&self.state, semantics)
+        render_table(&self.state)
     }
 
     /// The manifest text `round` froze (`manifest_of`).

@@ -19,6 +19,13 @@ pub fn render_body(state: &State) -> String {
     render_body_under(state, HARDENED_SEMANTICS)
 }
 
+/// The body QUEUE.md holds for `state`: rendered in the style of the last entry applied
+/// (`State::semantics`), so it hashes to what that entry recorded. `Queue::render_body` and
+/// `list` both print it.
+pub fn render_table(state: &State) -> String {
+    render_body_under(state, state.semantics())
+}
+
 /// The body as an entry of `semantics` renders it: before semantics 4 only `|` is escaped,
 /// and before 7 the rows a row waits on are written `#5` (as issues are) rather than `row 5`.
 /// Cells are written straight into the body: a write renders the whole table once per

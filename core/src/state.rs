@@ -9,7 +9,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::entry::LEASE_SEMANTICS;
+use crate::entry::{EPOCH_SEMANTICS, LEASE_SEMANTICS};
 use crate::epoch::{ArchiveArgs, EpochArgs, archived_in, archived_ranges, range_count};
 use crate::error::VerbError;
 use crate::model::{Row, Status};
@@ -74,6 +74,9 @@ pub struct State {
     /// Whether an entry under semantics 7 was applied (or the epoch started under it): every
     /// later entry must carry 7 too.
     pub(crate) leases: bool,
+    /// The semantics of the last entry applied (an epoch's start: the epoch entry's, 6; a
+    /// state `from_parts`: the one it is given): the style its table is rendered in.
+    pub(crate) semantics: u8,
 }
 
 /// What a state started from an epoch entry knows of the cut.
@@ -96,6 +99,7 @@ impl State {
         reasons: Vec<(u64, String)>,
         branch: String,
         root: String,
+        semantics: u8,
     ) -> State {
         let index = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         State {
@@ -113,6 +117,7 @@ impl State {
             id_floor: 0,
             lease_default: None,
             leases: false,
+            semantics,
         }
     }
 
@@ -168,7 +173,14 @@ impl State {
             id_floor: st.next_id,
             lease_default: st.lease_default,
             leases: st.semantics >= LEASE_SEMANTICS,
+            semantics: EPOCH_SEMANTICS,
         }
+    }
+
+    /// The semantics of the last entry applied: its table is rendered in that style
+    /// (`markdown::render_table`).
+    pub fn semantics(&self) -> u8 {
+        self.semantics
     }
 
     /// What the state knows of the cut it started from, if it started from one.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use mosaic_queue_core::{BodyStatus, State, markdown::render_body_under};
+use mosaic_queue_core::{BodyStatus, State, markdown::render_table};
 
 #[test]
 fn every_scenario_matches_its_receipts_and_golden_files() {
@@ -23,16 +23,18 @@ fn every_scenario_matches_its_receipts_and_golden_files() {
             .move_reasons()
             .map(|(id, r)| (id, r.to_owned()))
             .collect();
+        let last = queue.file().log.last().unwrap().semantics;
+        assert_eq!(st.semantics(), last, "{name}");
         let rebuilt = State::from_parts(
             queue.revision(),
             queue.rows().to_vec(),
             reasons,
             st.branch.clone().unwrap(),
             st.root.clone().unwrap(),
+            last,
         );
-        let last = queue.file().log.last().unwrap().semantics;
         assert_eq!(
-            render_body_under(&rebuilt, last),
+            render_table(&rebuilt),
             body,
             "{name}: rebuilt state renders differently"
         );

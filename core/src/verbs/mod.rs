@@ -91,6 +91,7 @@ pub(crate) fn apply_into(
     }
     claims::logged_sign(state, args, ctx);
     state.leases |= ctx.semantics >= LEASE_SEMANTICS;
+    state.semantics = ctx.semantics;
     state.revision = ctx.rev;
     Ok(())
 }
