@@ -115,7 +115,9 @@ pub use verbs::{
 /// A claim's signs of life: the heartbeats a host read, a claim as the row records it, and
 /// its state at a time (`judge`), which `next_with` and `take` use.
 pub mod signs {
-    pub use crate::liveness::{Claim, Heartbeat, Judged, Liveness, MAX_AHEAD, Signs, judge};
+    pub use crate::liveness::{
+        Claim, Heartbeat, Judged, Liveness, MAX_AHEAD, Signs, judge, turns_at,
+    };
 }
 
 /// `QUEUE.md` around its generated table: the marker lines, the body between them, a new

@@ -55,6 +55,7 @@ fn snap(cards: Vec<Card>) -> Snapshot {
         archives: vec![],
         archived_rows: 0,
         issues: None,
+        turns: None,
     }
 }
 

@@ -20,6 +20,10 @@ pub struct Snapshot {
     /// How many rows the cuts archived (done rows no longer in queue.json).
     pub archived_rows: u64,
     pub issues: Option<IssueLinks>,
+    /// The first moment (milliseconds since the epoch) at which a leased claim here turns
+    /// another state with time alone (live to quiet, quiet to expired): the snapshot is read
+    /// again from then on, and the event stream says so. `None` when no claim will.
+    pub turns: Option<i64>,
 }
 
 impl Snapshot {

@@ -31,7 +31,7 @@ pub struct Source {
 }
 
 /// What a snapshot was read from: the witness, and the identity of queue.json and of
-/// `.git/HEAD`. A write renames a new queue.json into place (a new inode) and then a new
+/// `.git/HEAD` (a snapshot is also read again once a claim in it turns, `Snapshot::turns`). A write renames a new queue.json into place (a new inode) and then a new
 /// witness; a hand edit changes the file's size or times; a branch switch rewrites HEAD. Any
 /// of them reads the queue again, as the read view's own check does. Claims change state
 /// with time and heartbeats too: a heartbeat renamed into its folder changes the folder's
@@ -76,6 +76,7 @@ impl Source {
         if let (Some(key), Ok(cache)) = (&key, self.cache.lock())
             && let Some((cached, snapshot)) = cache.as_ref()
             && cached == key
+            && snapshot.turns.is_none_or(|t| clock::now_millis() < t)
         {
             return Ok(Arc::clone(snapshot));
         }
@@ -170,10 +171,11 @@ pub struct Changes {
 }
 
 impl Changes {
-    /// Blocks until the witness may have changed; an `Interrupted` error once `stop` (given to
+    /// Blocks until the witness may have changed (true) or `until` passes (false; `None`
+    /// waits for as long as it takes); an `Interrupted` error once `stop` (given to
     /// `stoppable`) is readable.
-    pub fn wait(&mut self) -> std::io::Result<()> {
-        self.watch.wait(None).map(|_| ())
+    pub fn wait(&mut self, until: Option<std::time::Instant>) -> std::io::Result<bool> {
+        self.watch.wait(until)
     }
 }
 
@@ -243,14 +245,18 @@ fn build(queue: &Queue, durable: bool, seen: &Seen, issues: Option<IssueLinks>) 
             last.insert(*id, touch());
         }
     }
+    let mut turns: Option<i64> = None;
     let cards = state
         .rows
         .iter()
         .map(|row| {
             let reason = state.move_reason(row.id).map(str::to_owned);
-            let claim = Claim::of(row)
-                .filter(|c| c.lease.is_some())
-                .map(|c| seen.judged(&c));
+            let claim = Claim::of(row).filter(|c| c.lease.is_some()).map(|c| {
+                if let Some(t) = seen.turns(&c) {
+                    turns = Some(turns.map_or(t, |n| n.min(t)));
+                }
+                seen.judged(&c)
+            });
             card(row.clone(), reason, last.remove(&row.id), claim)
         })
         .collect::<Vec<_>>();
@@ -281,6 +287,7 @@ fn build(queue: &Queue, durable: bool, seen: &Seen, issues: Option<IssueLinks>) 
         archives,
         archived_rows,
         issues,
+        turns,
     }
 }
 
