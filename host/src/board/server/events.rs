@@ -12,7 +12,6 @@ use std::os::fd::OwnedFd;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
 
 use hyper::body::{Bytes, Frame};
 use tokio::sync::{mpsc, watch};
@@ -20,7 +19,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::note as warn;
 use crate::board::page::events;
-use crate::clock;
 use crate::engine::board::{self as source, Changes, Source};
 
 /// Open event streams at most.
@@ -145,11 +143,7 @@ pub fn follow(
         .spawn(move || {
             source::stoppable(stop, || {
                 loop {
-                    let until = turns.map(|t| {
-                        let left = t.saturating_sub(clock::now_millis()).max(0);
-                        Instant::now() + Duration::from_millis(left.unsigned_abs())
-                    });
-                    let wrote = match changes.wait(until) {
+                    let wrote = match changes.wait(turns) {
                         Ok(wrote) => wrote,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => return,
                         Err(e) => {

@@ -171,10 +171,14 @@ pub struct Changes {
 }
 
 impl Changes {
-    /// Blocks until the witness may have changed (true) or `until` passes (false; `None`
-    /// waits for as long as it takes); an `Interrupted` error once `stop` (given to
-    /// `stoppable`) is readable.
-    pub fn wait(&mut self, until: Option<std::time::Instant>) -> std::io::Result<bool> {
+    /// Blocks until the witness may have changed (true) or the host's clock reaches `until`
+    /// (false; milliseconds since the epoch, a snapshot's `turns`; `None` waits for as long as
+    /// it takes); an `Interrupted` error once `stop` (given to `stoppable`) is readable.
+    pub fn wait(&mut self, until: Option<i64>) -> std::io::Result<bool> {
+        let until = until.map(|t| {
+            let left = t.saturating_sub(clock::now_millis()).max(0);
+            std::time::Instant::now() + std::time::Duration::from_millis(left.unsigned_abs())
+        });
         self.watch.wait(until)
     }
 }
