@@ -47,6 +47,10 @@ step() {
 }
 finish() {
   local code=$?
+  # The renewal test started beside the later stages, if the script stops before its end.
+  if [ -n "${renewal_dir:-}" ] && [ -s "$renewal_dir/pid" ] && [ ! -s "$renewal_dir/code" ]; then
+    kill "$(cat "$renewal_dir/pid")" 2>/dev/null || true
+  fi
   stage_end
   printf -- '-- total: %d s (cpu %d s, exit %d)\n' $(($(date +%s) - started)) "$cpu_at" "$code"
   rm -f "$times_file" "$times_file.cpu"
@@ -126,7 +130,31 @@ target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --workspace --bin mosaic-queue
 mkdir -p "$target_dir/shipped"
 cp "$target_dir/debug/mosaic-queue" "$target_dir/shipped/mosaic-queue"
-MOSAIC_SHIPPED_BIN="$target_dir/shipped/mosaic-queue" cargo test --workspace --test smoke
+export MOSAIC_SHIPPED_BIN="$target_dir/shipped/mosaic-queue"
+# The MCP server's renewals in real time (tests/smoke/renewal.rs): a claim with a one-minute
+# lease held through three leases, then a killed server's claim reclaimed a lease later. It
+# takes about four minutes and sleeps through nearly all of them, so it runs beside the stages
+# after this one (the fuzz targets and the Node module keep the cores busy anyway) and the
+# script waits for it at its end: it adds next to nothing to the total (docs/testing.md). The
+# test binary is run by its path, so that it is this script's and not a cargo's.
+cargo test --workspace --test smoke --no-run
+smoke_bin=$(cargo test --workspace --test smoke --no-run 2>&1 | sed -n 's/^ *Executable .*(\(.*\))$/\1/p')
+smoke_bin=$(realpath "$smoke_bin")
+renewal_test=renewal::a_server_renews_its_claim_for_three_leases_and_a_killed_one_expires_a_lease_later
+renewal_dir=$(mktemp -d)
+renewal_at=$(date +%s)
+# Disowned, so the fuzz stage's waits do not wait for it; its exit code lands in a file.
+(
+  cd host
+  "$smoke_bin" --exact "$renewal_test" &
+  echo $! >"$renewal_dir/pid"
+  code=0
+  wait $! || code=$?
+  echo "$code" >"$renewal_dir/code"
+) >"$renewal_dir/log" 2>&1 &
+renewal_job=$!
+disown "$renewal_job"
+cargo test --workspace --test smoke -- --skip renewal::
 # The fuzz targets (tests/fuzz) need nightly and cargo-fuzz; each runs briefly over its kept
 # corpus and crashers (the stable tests above replay those already). A crash fails this step
 # and leaves its input under tests/fuzz/artifacts/<target>/. The seed is fixed so that every run of
@@ -212,3 +240,15 @@ step "node-shim: node --test, against the shipped binary the smoke stage built"
 # The Node face drives the binary a user installs, so its tests run that one, not the test
 # build with the seams.
 MOSAIC_QUEUE_BIN="$target_dir/shipped/mosaic-queue" npm --prefix node-shim test
+step "the MCP renewal test in real time, begun with the smoke stage"
+# This stage's time is how long the script waited for it after the others.
+while [ ! -s "$renewal_dir/code" ] && kill -0 "$renewal_job" 2>/dev/null; do sleep 1; done
+cat "$renewal_dir/log"
+echo "the renewal test ran $(($(date +%s) - renewal_at)) s, beside the stages since smoke"
+renewal_code=$(cat "$renewal_dir/code" 2>/dev/null || echo "none: it ended without one")
+rm -rf "$renewal_dir"
+renewal_dir=
+if [ "$renewal_code" != 0 ]; then
+  echo "the MCP renewal test failed (exit $renewal_code; tests/smoke/renewal.rs)" >&2
+  exit 1
+fi

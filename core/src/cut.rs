@@ -102,8 +102,7 @@ impl Queue {
         let state = replay_upto(&file, u64::MAX, false).map_err(|_| broken())?;
         file.rows.clone_from(&state.rows);
         let mut queue = Queue { file, state };
-        // 6, or 7 once the queue reached it (a queue's semantics never go back) or when its
-        // table names a waiting row, as for every new entry.
+        // 6, or 7 once the queue reached it (a queue's semantics never go back).
         let semantics = self
             .file
             .log

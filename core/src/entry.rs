@@ -28,7 +28,8 @@ pub const REPLICATION_SEMANTICS: u8 = 8;
 /// Leases: a claim's lease, the queue's default lease, reclaims and fences, and the table
 /// naming a row a row waits on as a row (`waits on row 5`). It includes 5, and in a cut log 6:
 /// every other verb is ruled under 7 exactly as under them. Written from the first entry that
-/// needs it; every later entry carries it too, which replay holds (`semantics-dropped`).
+/// carries a lease, sets the default or reclaims (`Args::uses_leases`), never for the table's
+/// sake; every later entry carries it too, which replay holds (`semantics-dropped`).
 pub const LEASE_SEMANTICS: u8 = 7;
 
 /// Epochs: the `epoch` entry that opens a cut log and the `archive` entry after its window.

@@ -116,13 +116,15 @@ pub use verbs::{
 /// A claim's signs of life: the heartbeats a host read, a claim as the row records it, and
 /// its state at a time (`judge`), which `next_with` and `take` use.
 pub mod signs {
-    pub use crate::liveness::{Claim, Heartbeat, Judged, Liveness, MAX_AHEAD, Signs, judge};
+    pub use crate::liveness::{
+        Claim, Heartbeat, Judged, Liveness, MAX_AHEAD, Signs, judge, turns_at,
+    };
 }
 
 /// `QUEUE.md` around its generated table: the marker lines, the body between them, a new
 /// body spliced in, and the body a state renders.
 pub mod markdown {
-    pub use crate::render::{render_body, render_body_under};
+    pub use crate::render::{render_body, render_body_under, render_table};
     pub use crate::table::{BEGIN, END, body, body_range, splice};
 }
 

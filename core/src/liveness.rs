@@ -188,6 +188,45 @@ pub fn judge(claim: &Claim, heartbeat: &Heartbeat, now: &str) -> Judged {
     out
 }
 
+/// The first moment after `now`, in milliseconds since the Unix epoch, at which `judge` may
+/// find `claim` in another state with the same `heartbeat`: half its lease past the last sign
+/// that counts (live turns quiet a millisecond later), the lease's end (quiet turns expired,
+/// or unknown), or a sign standing too far ahead coming within `MAX_AHEAD` of it (it starts to
+/// count). `None` when time alone changes nothing: a claim without a lease, or a `now` that is
+/// not a timestamp. A board uses it to set one timer for the earliest of its claims.
+pub fn turns_at(claim: &Claim, heartbeat: &Heartbeat, now: &str) -> Option<i64> {
+    let now = time::millis(now)?;
+    let seconds = claim.lease?;
+    let bound = i64::from(MAX_AHEAD) * SECOND;
+    let signs = [
+        claim.logged.and_then(time::millis),
+        match heartbeat {
+            Heartbeat::At(at) => time::millis(at),
+            Heartbeat::Unknown => None,
+        },
+    ];
+    let mut next: Option<i64> = None;
+    let mut consider = |t: i64| {
+        if t > now {
+            next = Some(next.map_or(t, |n| n.min(t)));
+        }
+    };
+    let mut last = None;
+    for t in signs.into_iter().flatten() {
+        if t <= now + bound {
+            last = last.max(Some(t));
+        } else {
+            consider(t - bound);
+        }
+    }
+    if let Some(last) = last {
+        let length = i64::from(seconds) * SECOND;
+        consider(last + length / 2 + 1);
+        consider(last + length);
+    }
+    next
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +345,69 @@ mod tests {
             (got.state, got.last_sign.as_deref()),
             (Liveness::Unknown, Some(old))
         );
+    }
+
+    /// `turns_at` against `judge` itself: the state is the same from `now` to a millisecond
+    /// before the moment it names, and at that moment either the state changes or a sign
+    /// starts to count; claims with no lease, or judged at no timestamp, never turn.
+    #[test]
+    fn a_claim_turns_exactly_when_judge_finds_it_changed() {
+        let ms = |t: &str| time::millis(t).unwrap();
+        let minute = Some(60);
+        let now = "2026-12-01T12:00:00.000Z";
+        let signs = [
+            "2026-12-01T11:59:40.000Z",
+            "2026-12-01T11:59:30.000Z",
+            "2026-12-01T11:59:29.999Z",
+            "2026-12-01T11:59:00.001Z",
+            "2026-12-01T11:58:00.000Z",
+            "2026-12-01T12:05:00.000Z",
+            "2026-12-01T12:10:00.000Z",
+            "2026-12-01T12:10:00.001Z",
+            "2026-12-01T12:30:00.000Z",
+        ];
+        let mut beats: alloc::vec::Vec<Heartbeat> = signs.iter().map(|t| at(t)).collect();
+        beats.push(Heartbeat::Unknown);
+        beats.push(at("not a time"));
+        for logged in signs {
+            for beat in &beats {
+                let c = claim(minute, logged);
+                let state = |t: i64| judge(&c, beat, &time::stamp(t)).state;
+                let Some(turn) = turns_at(&c, beat, now) else {
+                    // Past its end with every sign counted: it stays as it is for good.
+                    for later in [1, 60_000, 700_000, 86_400_000] {
+                        assert_eq!(state(ms(now)), state(ms(now) + later), "{logged} {beat:?}");
+                    }
+                    continue;
+                };
+                assert!(turn > ms(now), "{logged} {beat:?}");
+                let before = state(turn - 1);
+                assert_eq!(state(ms(now)), before, "{logged} {beat:?}");
+                let starts_counting = [
+                    Some(ms(logged)),
+                    time::millis(match beat {
+                        Heartbeat::At(a) => a,
+                        Heartbeat::Unknown => "",
+                    }),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|t| t - i64::from(MAX_AHEAD) * SECOND == turn);
+                assert!(
+                    state(turn) != before || starts_counting,
+                    "{logged} {beat:?}: nothing turns at {}",
+                    time::stamp(turn)
+                );
+            }
+        }
+        assert_eq!(turns_at(&claim(None, now), &at(now), now), None);
+        assert_eq!(turns_at(&claim(minute, now), &at(now), "now"), None);
+        // Live at 11:59:40, quiet from a millisecond past 12:00:10, expired at 12:00:40.
+        let c = claim(minute, "2026-12-01T11:59:40.000Z");
+        let quiet = turns_at(&c, &Heartbeat::Unknown, now).unwrap();
+        assert_eq!(time::stamp(quiet), "2026-12-01T12:00:10.001Z");
+        let end = turns_at(&c, &Heartbeat::Unknown, &time::stamp(quiet)).unwrap();
+        assert_eq!(time::stamp(end), "2026-12-01T12:00:40.000Z");
     }
 
     #[test]

@@ -13,15 +13,15 @@ use crate::chain;
 use crate::ctx::Ctx;
 use crate::digest;
 use crate::entry::{
-    Args, COORDINATION_SEMANTICS, CURRENT_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS,
-    LEASE_SEMANTICS, PLAIN_SEMANTICS, REACH_SEMANTICS, REPLICATION_SEMANTICS, ResolveArgs,
+    Args, COORDINATION_SEMANTICS, Entry, GenesisArgs, HARDENED_SEMANTICS, LEASE_SEMANTICS,
+    PLAIN_SEMANTICS, REACH_SEMANTICS, REPLICATION_SEMANTICS, ResolveArgs,
 };
 use crate::epoch::{ArchiveInfo, EpochArgs};
 use crate::error::{QueueError, VerbError, WitnessError};
 use crate::file::{self, FORMAT_VERSION, QueueFile};
 use crate::model::{Round, Row, Witness};
 use crate::pick;
-use crate::render::{names_waiting_row, render_body_under};
+use crate::render::{render_body_under, render_table};
 use crate::replay::replay;
 use crate::review;
 use crate::rules;
@@ -287,11 +287,13 @@ impl Queue {
         })
     }
 
-    /// The semantics a new entry is written under: 2 until the queue first takes a row or
+    /// The semantics a new entry is written under: the lowest that gives its arguments their
+    /// meaning, and never below the entry before it. 2 until the queue first takes a row or
     /// makes one wait on another, 3 from that entry on; 4 from the first entry that carries a
     /// manifest (or, `append_new`, whose table holds a bracket); 5 from the first `set … after`
-    /// that names rows; 7 from the first that carries a lease, sets the default or reclaims;
-    /// 8 from the first `replication` or `adopt`. A queue's semantics never go back.
+    /// that names rows; 7 from the first that carries a lease, sets the default or reclaims,
+    /// and from nothing else; 8 from the first `replication` or `adopt`. A queue's semantics
+    /// never go back.
     fn semantics_for(&self, args: &Args) -> u8 {
         let so_far = self
             .file
@@ -362,6 +364,7 @@ impl Queue {
             // The file's root follows the adopt, as replay holds it to.
             self.file.canonical_root.clone_from(&a.root);
         }
+        self.state.semantics = semantics;
         self.file.log.push(Entry {
             rev,
             op: String::from(op),
@@ -379,18 +382,14 @@ impl Queue {
     }
 
     /// The semantics a new entry at `semantics` is written under once applied, with the body
-    /// it renders. A new entry (`harden`) whose table names a row some row waits on is written
-    /// under 7, so that the table names it as a row; one whose table holds a `[` or `]` in some
-    /// text, under at least 4, so that the table escapes them. An entry rebuilt from history
-    /// keeps the semantics it was given. Raising 2, 3 or 5 to 4 or 7 here changes nothing
-    /// `apply` did: they differ from 4 only for a manifest and from 7 only for what carries a
-    /// lease, and an entry that carries either is under 4 or 7 already.
+    /// it renders. A new entry (`harden`) whose table holds a `[` or `]` in some text is written
+    /// under at least 4, so that the table escapes them. An entry rebuilt from history keeps the
+    /// semantics it was given. Raising 2 or 3 to 4 here changes nothing `apply` did: they differ
+    /// from 4 only for a manifest, and an entry that carries one is under 4 already. Nothing
+    /// raises an entry to 7 for its table's sake: a row that waits on another is no lease, so a
+    /// queue that never uses leases keeps writing what the build before them wrote (its table
+    /// names a waiting row `#5`; from 7 on, `row 5`).
     fn style(&self, semantics: u8, harden: bool) -> (u8, String) {
-        let semantics = if harden && names_waiting_row(&self.state) {
-            semantics.max(LEASE_SEMANTICS)
-        } else {
-            semantics
-        };
         // `\` never passes the text rules, so an escaped bracket in this render comes from
         // some text's bracket, and a render without one is the same under 2, 3 and 4.
         let body = render_body_under(&self.state, semantics.max(HARDENED_SEMANTICS));
@@ -426,14 +425,9 @@ impl Queue {
     }
 
     /// The table body for the current state, in the style of the last entry's semantics, so
-    /// that it hashes to what that entry recorded.
+    /// that it hashes to what that entry recorded: the one rendering `list` prints too.
     pub fn render_body(&self) -> String {
-        let semantics = self
-            .file
-            .log
-            .last()
-            .map_or(CURRENT_SEMANTICS, |e| e.semantics);
-        render_body_under(&self.state, semantics)
+        render_table(&self.state)
     }
 
     /// The manifest text `round` froze (`manifest_of`).

@@ -9,7 +9,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::entry::{LEASE_SEMANTICS, REPLICATION_SEMANTICS};
+use crate::entry::{EPOCH_SEMANTICS, LEASE_SEMANTICS, REPLICATION_SEMANTICS};
 use crate::epoch::{ArchiveArgs, EpochArgs, archived_in, archived_ranges, range_count};
 use crate::error::VerbError;
 use crate::model::{ReplicationMode, Row, Status};
@@ -79,6 +79,9 @@ pub struct State {
     /// Whether an entry under semantics 8 was applied (or the epoch started under it): every
     /// later entry must carry 8 too.
     pub(crate) replicating: bool,
+    /// The semantics of the last entry applied (an epoch's start: the epoch entry's, 6; a
+    /// state `from_parts`: the one it is given): the style its table is rendered in.
+    pub(crate) semantics: u8,
 }
 
 /// What a state started from an epoch entry knows of the cut.
@@ -101,6 +104,7 @@ impl State {
         reasons: Vec<(u64, String)>,
         branch: String,
         root: String,
+        semantics: u8,
     ) -> State {
         let index = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         State {
@@ -120,6 +124,7 @@ impl State {
             leases: false,
             replication: ReplicationMode::Off,
             replicating: false,
+            semantics,
         }
     }
 
@@ -177,7 +182,14 @@ impl State {
             leases: st.semantics >= LEASE_SEMANTICS,
             replication: st.replication,
             replicating: st.semantics >= REPLICATION_SEMANTICS,
+            semantics: EPOCH_SEMANTICS,
         }
+    }
+
+    /// The semantics of the last entry applied: its table is rendered in that style
+    /// (`markdown::render_table`).
+    pub fn semantics(&self) -> u8 {
+        self.semantics
     }
 
     /// What the state knows of the cut it started from, if it started from one.

@@ -337,6 +337,7 @@ fn an_archived_row_is_refused_by_every_verb_and_its_id_never_given_again() {
         Vec::new(),
         st.branch.clone().unwrap(),
         st.root.clone().unwrap(),
+        st.semantics(),
     );
     assert_eq!(
         rebuilt.row(2).unwrap_err(),

@@ -69,11 +69,12 @@ fn the_first_set_that_names_rows_writes_5_and_everything_after_it() {
     q.execute(&add(&[]), "lead-add-2", "lead", AT).unwrap();
     q.execute(&clear, "lead-set-3", "lead", AT).unwrap();
     assert_eq!(last_semantics(&q), 5);
-    // A row in the table that waits on an open row names it, as a row: 7 from then on.
+    // A row in the table that waits on an open row is no lease: the table names it as such
+    // tables always did, and the entry stays under 5.
     q.execute(&add(&[1]), "lead-add-3", "lead", AT).unwrap();
-    assert_eq!(last_semantics(&q), 7);
+    assert_eq!(last_semantics(&q), 5);
     q.execute(&clear, "lead-set-4", "lead", AT).unwrap();
-    assert_eq!(last_semantics(&q), 7);
+    assert_eq!(last_semantics(&q), 5);
     let again = Queue::verify(&q.to_bytes()).unwrap();
     assert_eq!(again.rows(), q.rows());
 }
@@ -174,12 +175,58 @@ fn the_same_set_under_semantics_4_replays() {
     again
         .execute(&same, "lead-set-5-again", "lead", AT)
         .unwrap();
-    // Its table names the rows the chains wait on, so it is written under 7, which holds
-    // every set to the rule as 5 does.
-    assert_eq!(last_semantics(&again), 7);
+    // A set that names rows is written under 5, which holds every set to the rule.
+    assert_eq!(last_semantics(&again), 5);
     let clear = Command::Set(set_after(5, &[]));
     again
         .execute(&clear, "lead-set-5-clear", "lead", AT)
         .unwrap();
     Queue::verify(&again.to_bytes()).unwrap();
+}
+
+/// A queue that never uses a lease writes what the build before leases wrote: an entry that
+/// makes a row wait on another is under 3 (5 for a `set … after` that names rows), its table
+/// names the rows waited on as that build did (`#1`), and any later entry keeps the table byte
+/// for byte but for what it changes. The first entry that carries a lease brings 7, and from
+/// it the table names them as rows.
+#[test]
+fn only_a_lease_brings_semantics_7_and_the_table_that_names_rows_as_rows() {
+    let mut q = basic();
+    q.execute(&add(&[1]), "lead-add-1", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 3);
+    assert!(
+        q.render_body()
+            .contains("| 5 | Later |  | queued (waits on #1) |  |  |  |\n"),
+        "{}",
+        q.render_body()
+    );
+    let set = Command::Set(set_after(5, &[1, 2]));
+    q.execute(&set, "lead-set-1", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 5);
+    let before = q.render_body();
+    let waiting = "| 5 | Later |  | queued (waits on #1, #2) |  |  |  |\n";
+    assert!(before.contains(waiting), "{before}");
+    let note = Command::Note(mosaic_queue_core::NoteArgs {
+        id: 5,
+        text: Some("soon".into()),
+    });
+    q.execute(&note, "lead-note-1", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 5);
+    assert_eq!(
+        q.render_body(),
+        before.replace(
+            waiting,
+            "| 5 | Later |  | queued (waits on #1, #2) |  |  | soon |\n"
+        )
+    );
+    let lease = Command::LeaseDefault(mosaic_queue_core::LeaseDefaultArgs { lease: Some(7_200) });
+    q.execute(&lease, "lead-lease-1", "lead", AT).unwrap();
+    assert_eq!(last_semantics(&q), 7);
+    assert!(
+        q.render_body()
+            .contains("| 5 | Later |  | queued (waits on rows 1, 2) |  |  | soon |\n"),
+        "{}",
+        q.render_body()
+    );
+    assert_eq!(Queue::verify(&q.to_bytes()).unwrap().rows(), q.rows());
 }

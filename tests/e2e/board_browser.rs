@@ -1,8 +1,8 @@
 //! The board in a real browser: headless Chromium through chromedriver loads the board of
 //! the demo's checkout, finds every row's card, sees a note made by the CLI appear without a
 //! reload, follows a card to its row page and on to the graph, and shows a piece holding `&`,
-//! quotes and `>` as text. It saves a screenshot of the board for a person to look at and
-//! prints its path. Without Chromium or chromedriver the test fails (tests/all.sh installs
+//! quotes and `>` as text, and follows a leased claim turning quiet with no write. It saves a
+//! screenshot of the board for a person to look at and prints its path. Without Chromium or chromedriver the test fails (tests/all.sh installs
 //! them).
 
 use std::path::{Path, PathBuf};
@@ -104,6 +104,25 @@ fn a_browser_sees_every_card_a_live_note_the_row_page_and_the_graph() {
         "#7 Fish & \"chips\" > 'salt' (queued)"
     );
     assert_eq!(node7.len(), 1);
+}
+
+/// A claim turns quiet with time alone: the open page shows it without a reload, within a
+/// second of the moment (the stream's `claims` event), as it shows a write.
+#[test]
+fn an_open_page_follows_a_claim_turning_quiet() {
+    let repo = support::Repo::new("board-browser-claim");
+    // A minute's lease whose last sign is 20 s old: live now, quiet 10 s from now.
+    crate::board_claims::claimed_ago(&repo, "1", "darkwing", 20_000);
+    let board = Board::start(&repo.root, &[]);
+    let browser = Browser::start();
+    browser.goto(&board.url("/"));
+    let state = "var s = document.querySelector('#row-1 .claim'); return s ? s.textContent : null;";
+    assert_eq!(browser.script(state), "live");
+    browser.script("window.boardMark = 'kept'; return null;");
+    browser.until("the stream open", |b| b.find_all("#live.on").len() == 1);
+    browser.until("the claim quiet on card 1", |b| b.script(state) == "quiet");
+    assert_eq!(browser.script("return window.boardMark;"), "kept");
+    assert_eq!(repo.queue()["revision"], 2, "nothing was written");
 }
 
 /// Where the screenshot goes: target/board-screenshot.png beside the build.

@@ -98,3 +98,100 @@ fn a_leased_claim_is_live_then_expired_then_unknown_without_its_heartbeat() {
     assert!(beat.is_dir());
     assert!(page.contains("data-revision=\"2\""), "{page}");
 }
+
+/// Milliseconds since the epoch now, as the board's own clock reads them.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// `move ID in-progress --lease 1m` by `seat`, stamped `ago` milliseconds before now (the
+/// claim's last sign of life and the heartbeat the change writes).
+pub(crate) fn claimed_ago(repo: &Repo, id: &str, seat: &str, ago: i64) -> i64 {
+    let at = now_ms() - ago;
+    let op = format!("{seat}-{id}-start");
+    let out = repo.run(
+        &[
+            "move",
+            id,
+            "in-progress",
+            "--lease",
+            "1m",
+            "--op",
+            &op,
+            "--by",
+            seat,
+        ],
+        &[("MOSAIC_NOW_MS", &at.to_string())],
+    );
+    out.ok();
+    at
+}
+
+/// A claim's state changes with time, not only with writes: the event stream sends a
+/// `claims` event (each leased claim's state) at the moment one turns quiet or expired, with
+/// no write between, and the pages then show the new state.
+#[test]
+fn the_event_stream_follows_claims_turning_quiet_and_expired() {
+    use std::io::{BufRead, BufReader, Read, Write};
+
+    let repo = Repo::new("board-claim-events");
+    // A minute's lease: row 2 quiet already and expired in 6 s, row 1 live and quiet in 3 s.
+    let two = claimed_ago(&repo, "2", "huey", 54_000);
+    let one = claimed_ago(&repo, "1", "darkwing", 27_000);
+    let board = Board::start(&repo.root, &[]);
+    let mut s = board.connect();
+    s.write_all(format!("GET /events HTTP/1.1\r\nHost: {}\r\n\r\n", board.addr).as_bytes())
+        .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut line = String::new();
+    while line != "\r\n" {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+    }
+    let mut chunk = || {
+        let mut size = String::new();
+        reader.read_line(&mut size).unwrap();
+        let n = usize::from_str_radix(size.trim_end(), 16).unwrap();
+        let mut data = vec![0; n + 2];
+        reader.read_exact(&mut data).unwrap();
+        data.truncate(n);
+        (String::from_utf8(data).unwrap(), now_ms())
+    };
+    let (first, _) = chunk();
+    assert_eq!(
+        first,
+        "retry: 1000\n\nevent: revision\ndata: {\"revision\":3,\"durable\":true}\n\nevent: claims\ndata: {\"claims\":\"1:live,2:quiet\"}\n\n"
+    );
+    let page = board.get("/").text();
+    assert!(
+        page.contains("data-revision=\"3\" data-durable=\"true\" data-claims=\"1:live,2:quiet\""),
+        "{page}"
+    );
+    // Quiet once silent for more than half the lease; expired at its end.
+    for (event, moment, id, state) in [
+        ("1:quiet,2:quiet", one + 30_001, 1, "quiet"),
+        ("1:quiet,2:expired", two + 60_000, 2, "expired"),
+    ] {
+        let (got, at) = chunk();
+        assert_eq!(
+            got,
+            format!("event: claims\ndata: {{\"claims\":\"{event}\"}}\n\n")
+        );
+        assert!(at >= moment, "{event} came {} ms early", moment - at);
+        println!("{event}: {} ms after the moment", at - moment);
+        let page = board.get("/").text();
+        let card = card(&page, id);
+        assert!(
+            card.contains(&format!(
+                "<span class=\"claim claim-{state}\">{state}</span>"
+            )),
+            "{card}"
+        );
+        assert!(page.contains(&format!("data-claims=\"{event}\"")), "{page}");
+    }
+    // Nothing was written: the queue is at revision 3.
+    assert_eq!(repo.queue()["revision"], 3);
+}

@@ -92,7 +92,7 @@ fn only_the_listening_address_is_answered() {
         format!("Host: evil.example:{port}\r\n"),
         format!("Host: 127.0.0.1:{}\r\n", port.parse::<u32>().unwrap() + 1),
         String::from("Host: 127.0.0.1\r\n"),
-        String::new(),
+        String::from("Host:\r\n"),
     ] {
         let a = board.raw(format!("GET / HTTP/1.1\r\n{host}Connection: close\r\n\r\n").as_bytes());
         assert_eq!(a.status, 421, "{host:?}");
@@ -105,6 +105,102 @@ fn only_the_listening_address_is_answered() {
         format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n").as_bytes(),
     );
     assert_eq!(local.status, 200);
+}
+
+/// RFC 9112 section 3.2: a request with no Host line (HTTP/1.1), more than one, or one
+/// that is not a host and port is a bad request (400), whatever it names.
+#[test]
+fn a_request_without_exactly_one_valid_host_line_is_a_bad_request() {
+    let (_repo, board) = board("board-host-lines");
+    let addr = board.addr.clone();
+    for (head, line) in [
+        (
+            format!("Host: {addr}\r\nHost: {addr}\r\n"),
+            "the request has more than one Host line; send one, naming the address the board printed",
+        ),
+        (
+            format!("Host: {addr}\r\nHost: evil.example\r\n"),
+            "the request has more than one Host line; send one, naming the address the board printed",
+        ),
+        (
+            format!("Host: evil.example\r\nHost: {addr}\r\n"),
+            "the request has more than one Host line; send one, naming the address the board printed",
+        ),
+        (
+            String::new(),
+            "the request has no Host line; send one, naming the address the board printed",
+        ),
+        (
+            format!("Host: user@{addr}\r\n"),
+            "the Host line is not a host and port; send the address the board printed",
+        ),
+        (
+            format!("Host: {addr}/row/1\r\n"),
+            "the Host line is not a host and port; send the address the board printed",
+        ),
+        (
+            format!("Host: 127.0.0.1 :{}\r\n", addr.rsplit(':').next().unwrap()),
+            "the Host line is not a host and port; send the address the board printed",
+        ),
+    ] {
+        let a = board.raw(format!("GET / HTTP/1.1\r\n{head}Connection: close\r\n\r\n").as_bytes());
+        assert_eq!(a.status, 400, "{head:?}");
+        assert_eq!(a.text(), format!("{line}\n"), "{head:?}");
+        assert_eq!(a.header("connection"), Some("close"), "{head:?}");
+    }
+    // HTTP/1.0 may leave Host out; the board then cannot tell which site was asked for.
+    let old = board.raw(b"GET / HTTP/1.0\r\n\r\n");
+    assert_eq!(old.status, 421);
+    let one = board.raw(format!("GET / HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes());
+    assert_eq!(one.status, 200);
+}
+
+/// RFC 9112 section 3.2.2: an absolute-form target's authority is the site asked for, in
+/// place of the Host line. Another site is refused as a Host naming it is (421); the board's
+/// own address is served as the target's path.
+#[test]
+fn an_absolute_target_is_judged_by_its_authority() {
+    let (_repo, board) = board("board-absolute");
+    let addr = board.addr.clone();
+    let port = addr.rsplit(':').next().unwrap().to_owned();
+    let misdirected = "the Host header does not name this board's address; open the address the board printed (through ssh -L, keep the same port on both ends)\n";
+    for (target, host) in [
+        (String::from("http://evil.example/"), addr.clone()),
+        (format!("http://evil.example:{port}/row/1"), addr.clone()),
+        (format!("http://127.0.0.2:{port}/"), addr.clone()),
+        (format!("https://{addr}/"), addr.clone()),
+    ] {
+        let a = board.raw(
+            format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(a.status, 421, "{target}");
+        assert_eq!(a.text(), misdirected, "{target}");
+    }
+    let plain = board.get("/row/1");
+    assert_eq!(plain.status, 200);
+    for (target, host) in [
+        (format!("http://{addr}/row/1"), addr.clone()),
+        (format!("HTTP://LOCALHOST:{port}/row/1"), addr.clone()),
+        // The target's authority replaces the Host line, which names another site here.
+        (format!("http://{addr}/row/1"), String::from("evil.example")),
+    ] {
+        let a = board.raw(
+            format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(a.status, 200, "{target} with Host {host}");
+        assert_eq!(a.body, plain.body, "{target} with Host {host}");
+    }
+    let userinfo = board.raw(
+        format!("GET http://user@{addr}/ HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(userinfo.status, 400);
+    assert_eq!(
+        userinfo.text(),
+        "the request target names user information; ask for the path alone (GET /row/1)\n"
+    );
 }
 
 #[test]

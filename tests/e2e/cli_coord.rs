@@ -315,8 +315,9 @@ fn rows_wait_on_their_dependencies() {
         "lead",
         "ok lead-add-0001 rev 2 add 4 queued",
     );
-    // The table names the row it waits on, as a row: semantics 7.
-    assert_eq!(semantics(&repo), [2, 7]);
+    // A row that waits is no lease: semantics 3, and the table names the row waited on as
+    // the build before leases did.
+    assert_eq!(semantics(&repo), [2, 3]);
     assert_eq!(repo.row(4)["after"], serde_json::json!([2]));
     // A row without dependencies has no `after` key at all.
     assert_eq!(repo.row(2).get("after"), None);
@@ -327,7 +328,7 @@ fn rows_wait_on_their_dependencies() {
 | --- | --- | --- | --- | --- | --- | --- |
 | 1 | Parser | darkwing | queued |  | #12, #14 | first |
 | 2 | Render |  | queued | jason | #20 |  |
-| 4 | Docs |  | queued (waits on row 2) |  |  |  |
+| 4 | Docs |  | queued (waits on #2) |  |  |  |
 
 **Parked**
 
@@ -561,6 +562,94 @@ fn wait_never_reports_a_write_that_is_not_durable() {
     let (code, stdout, _) = finish(waiter);
     assert_eq!(code, 0);
     assert_eq!(stdout, repo.run(&["show", "2"], &[]).ok());
+}
+
+/// The witness restored by a writer that does not rename (`cp`): created empty, filled in
+/// pieces, closed. `wait` looks only once a write is closed, and a witness it cannot parse
+/// when it looks is one not there yet: it waits on, whether it found it torn at its first
+/// look or when woken, and answers once the witness is whole.
+#[test]
+fn wait_waits_on_a_witness_written_in_place_until_it_is_whole() {
+    use std::io::Write;
+    let repo = Repo::new("wait-witness-in-place");
+    let witness = repo.path(".git/mosaic-queue.head");
+    let before = std::fs::read(&witness).unwrap();
+    // Row 2 in progress at rev 2, durable once its witness is written: sync writes it, and
+    // the test keeps its bytes and puts the rev 1 witness back, so queue.json is ahead.
+    let argv = change(&["move", "2", "in-progress"], "huey-start-0001", "huey");
+    let out = repo.run(&argv, &[("MOSAIC_KILL_AT", "queue-renamed")]);
+    assert_eq!(out.signal, Some(9));
+    repo.run(&["unlock"], &[]).ok();
+    repo.run(&["sync"], &[]).ok();
+    let whole = std::fs::read(&witness).unwrap();
+    assert_ne!(whole, before);
+    let half = whole.len() / 2;
+    let put_back = || {
+        let temp = repo.path(".git/witness.tmp");
+        std::fs::write(&temp, &before).unwrap();
+        std::fs::rename(&temp, &witness).unwrap();
+    };
+    // Another descriptor opened for writing and closed: an event a wait looks on.
+    let close_a_write = || {
+        drop(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&witness)
+                .unwrap(),
+        )
+    };
+
+    // Woken while it is torn: created (no look), half written, a write closed (a look).
+    put_back();
+    let mut waiter = spawn_wait(&repo, &["2", "--status", "in-progress", "--timeout", "60"]);
+    until_watching(waiter.id(), &repo.path(".git"));
+    std::fs::remove_file(&witness).unwrap();
+    let mut cp = std::fs::File::create(&witness).unwrap();
+    cp.write_all(&whole[..half]).unwrap();
+    close_a_write();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        waiter.try_wait().unwrap().is_none(),
+        "wait answered a torn witness"
+    );
+    cp.write_all(&whole[half..]).unwrap();
+    drop(cp);
+    let (code, stdout, stderr) = finish(waiter);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, repo.run(&["show", "2"], &[]).ok());
+
+    // Torn at its first look: it waits for the write to close.
+    put_back();
+    std::fs::remove_file(&witness).unwrap();
+    let mut cp = std::fs::File::create(&witness).unwrap();
+    cp.write_all(&whole[..half]).unwrap();
+    let mut waiter = spawn_wait(&repo, &["2", "--status", "in-progress", "--timeout", "60"]);
+    until_watching(waiter.id(), &repo.path(".git"));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        waiter.try_wait().unwrap().is_none(),
+        "wait answered a torn witness"
+    );
+    cp.write_all(&whole[half..]).unwrap();
+    drop(cp);
+    let (code, stdout, stderr) = finish(waiter);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, repo.run(&["show", "2"], &[]).ok());
+
+    // One that stays torn past the timeout: the timeout's line, saying what to run.
+    put_back();
+    std::fs::write(&witness, &whole[..half]).unwrap();
+    let out = repo.run(
+        &["wait", "2", "--status", "in-progress", "--timeout", "0.3"],
+        &[],
+    );
+    assert_eq!(
+        out.fails(1),
+        format!(
+            "mosaic-queue: timed out after 0.3s waiting for row 2 to be in-progress; no durable revision was confirmed meanwhile (the witness {} could not be read: `mosaic-queue doctor` says why)",
+            witness.display()
+        )
+    );
 }
 
 /// `.git` replaced by a copy while waiters wait: moved aside or removed and the copy moved

@@ -140,6 +140,73 @@ fn numbers_are_refused_as_the_command_line_refuses_the_same_value() {
     assert_eq!(mcp.close().code(), Some(0));
 }
 
+/// `read` with `what: stale` takes the spellings `list --stale` takes: days as a number or as
+/// digits, hours and minutes as `2h` and `90m`; each answer is the CLI's document for the same
+/// spelling, and each spelling the CLI refuses is refused with its document.
+#[test]
+fn stale_takes_the_spellings_list_stale_takes() {
+    let repo = Repo::new("mcp-stale-spans");
+    let now = [("MOSAIC_NOW_MS", "1767225600000")];
+    // Row 1 in progress since the clock's time minus three hours.
+    let out = repo.run(
+        &[
+            "move",
+            "1",
+            "in-progress",
+            "--op",
+            "darkwing-1-start",
+            "--by",
+            "darkwing",
+        ],
+        &[("MOSAIC_NOW_MS", "1767214800000")],
+    );
+    out.ok();
+    let (mut mcp, _) = Mcp::start(&repo.root, "darkwing", &now);
+    let cli_at = |args: &[&str]| {
+        let mut argv = args.to_vec();
+        argv.push("--json");
+        let out = repo.run(&argv, &now);
+        (out.code, minified(&out.stdout))
+    };
+    for (days, spelled) in [
+        (json!("2h"), "2h"),
+        (json!("180m"), "180m"),
+        (json!("181m"), "181m"),
+        (json!("3"), "3"),
+        (json!(0), "0"),
+    ] {
+        let got = mcp.call("read", json!({"what": "stale", "days": days}));
+        let (code, doc) = cli_at(&["list", "--stale", spelled]);
+        assert_eq!(code, 0, "{spelled}: {doc}");
+        assert_eq!(
+            (got.is_error, got.text.as_str()),
+            (false, doc.as_str()),
+            "{spelled}"
+        );
+    }
+    // The hours form finds row 1; 181 minutes does not.
+    let two_hours = mcp
+        .call("read", json!({"what": "stale", "days": "2h"}))
+        .json();
+    assert_eq!(two_hours["rows"][0]["id"], 1, "{two_hours}");
+    assert_eq!(two_hours["span"], "2h", "{two_hours}");
+    let longer = mcp
+        .call("read", json!({"what": "stale", "days": "181m"}))
+        .json();
+    assert_eq!(longer["rows"], json!([]), "{longer}");
+    for spelled in ["2x", "h", "-1h", "4294967296h", "2 h", ""] {
+        let got = mcp.call("read", json!({"what": "stale", "days": spelled}));
+        let (code, doc) = cli_at(&["list", &format!("--stale={spelled}")]);
+        assert_eq!(code, 2, "{spelled:?}: {doc}");
+        assert_eq!(
+            (got.is_error, got.text.as_str()),
+            (true, doc.as_str()),
+            "{spelled:?}"
+        );
+    }
+    assert_eq!(mcp.close().code(), Some(0));
+}
+
 #[test]
 fn limit_zero_is_refused_and_a_page_holds_at_most_limit() {
     let repo = Repo::new("mcp-limit");

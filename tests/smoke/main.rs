@@ -2,8 +2,11 @@
 //! a person runs it (the demo, a write, `verify --snapshot`, the MCP server's tool list, the
 //! gate), each answer compared with the text written here. It also holds that the test seams
 //! are compiled out: their variables' names are not in the binary, and setting them changes
-//! nothing. tests/all.sh builds that binary and names it in `MOSAIC_SHIPPED_BIN`; this target is
-//! not part of `cargo test --workspace` (its build has the seams), only of tests/all.sh.
+//! nothing; and (`renewal`) the MCP server's renewals in real time, for about four minutes.
+//! tests/all.sh builds that binary and names it in `MOSAIC_SHIPPED_BIN`; this target is not
+//! part of `cargo test --workspace` (its build has the seams), only of tests/all.sh.
+
+mod renewal;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -192,7 +195,7 @@ by mosaic-queue; change it with queue ops, never by hand.
 | 2 | Review requests | darkwing | in-progress |  | #1510, #1511 | piece D |
 | 3 | Dispatcher cleanup | flicker | blocked |  | #1499 | unblocked once #1508 lands |
 | 5 | Node shim | huey | in-progress |  | #1520 | after the core |
-| 6 | Node docs |  | queued (waits on row 5) |  |  |  |
+| 6 | Node docs |  | queued (waits on #5) |  |  |  |
 
 **Parked**
 

@@ -95,6 +95,7 @@ pub(crate) fn apply_into(
     claims::logged_sign(state, args, ctx);
     state.leases |= ctx.semantics >= LEASE_SEMANTICS;
     state.replicating |= ctx.semantics >= REPLICATION_SEMANTICS;
+    state.semantics = ctx.semantics;
     state.revision = ctx.rev;
     Ok(())
 }

@@ -6,9 +6,11 @@ use std::fmt::Write;
 
 /// `text` for HTML text, a double-quoted attribute value, or SVG text and attributes: the five
 /// characters markup gives meaning to become character references, and every character that
-/// would be invisible or reorder what a reader sees (controls, bidi overrides and isolates,
-/// line and paragraph separators) is shown as its code point, `[U+202E]`, so a row's text
-/// always reads as what it holds. Newlines and tabs stay as they are (white space).
+/// would be invisible or reorder what a reader sees (controls, Unicode's format characters:
+/// bidi overrides and isolates, zero-width characters, the soft hyphen, tags; line and
+/// paragraph separators) is shown as its code point, `[U+202E]`, so a row's text always reads
+/// as what it holds and two texts that differ never look the same. Newlines and tabs stay as
+/// they are (white space).
 pub fn text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
@@ -35,20 +37,41 @@ pub fn line(line: &str) -> String {
 }
 
 /// Characters that a reader would not see as themselves: C0 and C1 controls (newline and tab
-/// aside, which `text` keeps), and the bidi and separator formatting characters.
+/// aside, which `text` keeps), every format character (category Cf), and the line and
+/// paragraph separators.
 fn hidden(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(
-            c,
-            '\u{061C}'
-                | '\u{200E}'
-                | '\u{200F}'
-                | '\u{202A}'..='\u{202E}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{FEFF}'
-        )
+    (c.is_control() && c != '\n' && c != '\t') || format(c) || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Unicode's format characters (general category Cf, Unicode 16.0): zero-width spaces and
+/// joiners, bidi marks, embeddings, overrides and isolates, invisible operators, the soft
+/// hyphen, prepended concatenation marks, byte order mark, interlinear annotation, shorthand
+/// and musical format controls, and the tag characters.
+fn format(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x00AD
+            | 0x0600..=0x0605
+            | 0x061C
+            | 0x06DD
+            | 0x070F
+            | 0x0890..=0x0891
+            | 0x08E2
+            | 0x180E
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x2064
+            | 0x2066..=0x206F
+            | 0xFEFF
+            | 0xFFF9..=0xFFFB
+            | 0x110BD
+            | 0x110CD
+            | 0x13430..=0x1343F
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0001
+            | 0xE0020..=0xE007F
+    )
 }
 
 /// `text` as one URL path segment or query value: every byte but the unreserved ones
@@ -132,6 +155,27 @@ mod tests {
         assert_eq!(line("one\ntwo\tthree\r"), "one two three ");
         assert_eq!(text("\u{2028}\u{FEFF}\u{85}"), "[U+2028][U+FEFF][U+0085]");
         assert_eq!(text("plain ünïcode"), "plain ünïcode");
+    }
+
+    /// Every code point against Unicode's own categories (the `unicode-general-category`
+    /// crate's tables): controls (newline and tab aside), format characters (Cf) and the line
+    /// and paragraph separators show as their code point; every other character as itself.
+    #[test]
+    fn exactly_the_controls_format_characters_and_separators_show_their_code_point() {
+        use unicode_general_category::{GeneralCategory as G, get_general_category};
+        for c in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            let coded = matches!(
+                get_general_category(c),
+                G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
+            ) && c != '\n'
+                && c != '\t';
+            let out = text(&c.to_string());
+            if coded {
+                assert_eq!(out, format!("[U+{:04X}]", u32::from(c)), "{c:?}");
+            } else if !"&<>\"'".contains(c) {
+                assert_eq!(out, c.to_string(), "{:04X}", u32::from(c));
+            }
+        }
     }
 
     #[test]

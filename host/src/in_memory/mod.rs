@@ -211,7 +211,13 @@ impl Default for Checkout {
 
 impl Checkout {
     pub fn new() -> Checkout {
-        let root = PathBuf::from(ROOT);
+        Checkout::at(ROOT, "main")
+    }
+
+    /// A checkout at `root` on `branch` (a fixture's canonical root and branch), with the
+    /// hand-written QUEUE.md and no genesis yet.
+    pub fn at(root: &str, branch: &str) -> Checkout {
+        let root = PathBuf::from(root);
         let paths = Paths::new(&root);
         let disk = Disk::new();
         disk.mkdir_all(&paths.git_dir);
@@ -220,7 +226,7 @@ impl Checkout {
             disk,
             repo: MemRepository {
                 root,
-                branch: "main".to_owned(),
+                branch: branch.to_owned(),
                 genesis_committed: AtomicBool::new(false),
                 published: Mutex::new(None),
             },

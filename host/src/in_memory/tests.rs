@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::{Checkout, ROOT};
-use crate::engine::{Change, Policy, Request};
+use super::{Checkout, NOW, ROOT};
+use crate::engine::{self, Change, Policy, Request};
 use crate::reply::Finished;
 
 /// `list` after genesis: the three rows of the map, durable.
@@ -234,4 +234,85 @@ fn a_request_of_the_real_world_alone_is_refused_in_memory() {
         doc["error"]["message"],
         "doctor runs on the real checkout only; run it with engine::run"
     );
+}
+
+/// `list`'s table is the table QUEUE.md holds, one rendering: for every golden fixture and the
+/// cut queue's, read from queue.json alone and from the read view, its text is the body the
+/// fixture's checked-in `body.md` holds (the body that queue's last entry hashes), then its
+/// claims section when it has leased claims.
+#[test]
+fn list_prints_the_table_queue_md_holds_for_every_fixture() {
+    use mosaic_queue_core::{Queue, sha256_hex, to_canonical};
+
+    use crate::io::Io;
+    use crate::reply::Gathered;
+    use crate::store::view::{self, Written};
+
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures.join("golden"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    dirs.push(fixtures.join("epochs"));
+    assert!(dirs.len() >= 9, "{dirs:?}");
+    for dir in dirs {
+        let name = dir.display().to_string();
+        let bytes = std::fs::read(dir.join("queue.json")).unwrap();
+        let body = std::fs::read_to_string(dir.join("body.md")).unwrap();
+        let queue = Queue::verify(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let state = queue.state();
+        let c = Checkout::at(
+            state.root.as_deref().unwrap(),
+            state.branch.as_deref().unwrap(),
+        );
+        c.disk.put(&c.paths.queue_json, &bytes);
+        c.disk.put(
+            &c.paths.queue_md,
+            format!("<!-- mosaic-queue:begin -->\n{body}<!-- mosaic-queue:end -->\n").as_bytes(),
+        );
+        let sha = sha256_hex(&bytes);
+        let witness = queue.witness_after(None, sha.clone(), NOW.to_owned());
+        c.disk.put(&c.paths.witness, &to_canonical(&witness));
+        let listed = || {
+            let process = c.process(None);
+            let mut gathered = Gathered::new(false);
+            let result = engine::run_in(
+                Request::List,
+                process.world(),
+                &c.paths,
+                &Policy::local(),
+                &mut gathered,
+            );
+            let done = gathered.finish("list", false, &result);
+            assert_eq!(done.exit, 0, "{name}: {}", done.document);
+            let doc: serde_json::Value = serde_json::from_str(&done.document).unwrap();
+            // The document holds the text without its last newline.
+            format!("{}\n", doc["text"].as_str().unwrap())
+        };
+        let head = format!("rev {}\n{body}", queue.revision());
+        let from_file = listed();
+        let rest = from_file
+            .strip_prefix(&head)
+            .unwrap_or_else(|| panic!("{name}: list printed\n{from_file}\nQUEUE.md holds\n{body}"));
+        assert!(
+            rest.is_empty() || rest.starts_with("\n**Claims**\n"),
+            "{name}: {rest}"
+        );
+        // The view a write records beside it: the same text, read without a replay.
+        let io = c.disk.io(None);
+        let id = io.file_id(&c.paths.queue_json).unwrap();
+        view::record(
+            &io,
+            &c.paths,
+            &queue,
+            &sha,
+            Some(Written { bytes: &bytes, id }),
+        );
+        assert!(
+            view::load(&io, &c.paths, &witness).is_some(),
+            "{name}: the view is not current"
+        );
+        assert_eq!(listed(), from_file, "{name}: from the read view");
+    }
 }

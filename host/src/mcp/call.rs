@@ -244,7 +244,8 @@ struct Read {
     id: Option<u64>,
     status: Option<String>,
     owner: Option<String>,
-    days: Option<u32>,
+    /// `list --stale`'s value: days as a number, or the text the flag takes (`3`, `2h`, `90m`).
+    days: Option<Value>,
     offset: Option<usize>,
     limit: Option<usize>,
 }
@@ -299,11 +300,23 @@ fn read(seat: &str, r: Read) -> Result<Call, Failure> {
             )
         }
         "stale" => {
-            let days = r.days.ok_or_else(|| missing("read", "stale needs days"))?;
-            let span =
-                number::span(&days.to_string()).map_err(|e| number::refused("--stale", &e))?;
+            // A number is digits as the command line gives them (`numbers::check` has read
+            // its text already); a string is read as the flag's value, so `2h` and `90m`
+            // mean what they mean to `list --stale`, and are refused as it refuses them.
+            let days = match r.days {
+                None => return Err(missing("read", "stale needs days")),
+                Some(Value::Number(n)) => n.to_string(),
+                Some(Value::String(text)) => text,
+                Some(_) => {
+                    return Err(missing(
+                        "read",
+                        "days is a number of days, or a text as list --stale takes it: 3, 2h, 90m",
+                    ));
+                }
+            };
+            let span = number::span(&days).map_err(|e| number::refused("--stale", &e))?;
             Argv::new(&["list"])
-                .opt("stale", Some(days))
+                .opt("stale", Some(&days))
                 .call(Request::Stale { span }, shape("rows"))
         }
         other => {

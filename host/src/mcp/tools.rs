@@ -52,14 +52,14 @@ pub fn tools(seat: &str) -> Vec<Tool> {
         )),
         read_only(tool(
             "read",
-            "list rows (filter status, owner), show id, next (with why others were passed), log [id] newest first, stale days. Over 16 KiB: paged (ask offset=page.next), long strings cut.",
+            "list rows (filter status, owner), show id, next (with why others were passed), log [id] newest first, stale days (or 2h, 90m). Over 16 KiB: paged (ask offset=page.next), long strings cut.",
             schema(
                 json!({
                     "what": {"enum": ["list", "show", "next", "log", "stale"]},
                     "id": INT(),
                     "status": {"type": "string", "description": "S,S..."},
                     "owner": STR(),
-                    "days": INT(),
+                    "days": {"type": ["integer", "string"], "minimum": 0, "description": "as list --stale: days (3), hours (2h) or minutes (90m)"},
                     "offset": INT(),
                     "limit": INT(),
                 }),

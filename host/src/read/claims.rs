@@ -2,7 +2,7 @@
 //! holder, the lease's end, the last sign of life and its state, judged with the heartbeats
 //! read from their files at the world's clock. A queue without leases shows nothing new.
 
-use mosaic_queue_core::signs::{Claim, Judged, Liveness, Signs, judge};
+use mosaic_queue_core::signs::{Claim, Judged, Liveness, Signs, judge, turns_at};
 use mosaic_queue_core::{Row, State, lease_text};
 use serde::Serialize;
 
@@ -35,6 +35,12 @@ impl Seen {
     /// `claim` judged with its holder's heartbeat, now.
     pub fn judged(&self, claim: &Claim) -> Judged {
         judge(claim, &self.signs.heartbeat(claim.holder), &self.now)
+    }
+
+    /// The first moment (milliseconds since the epoch) at which `claim`, judged with its
+    /// holder's heartbeat as read, turns another state with time alone (`signs::turns_at`).
+    pub fn turns(&self, claim: &Claim) -> Option<i64> {
+        turns_at(claim, &self.signs.heartbeat(claim.holder), &self.now)
     }
 
     /// Every leased claim in `state`, in row order.

@@ -1,7 +1,7 @@
 //! `list`, `show ID` and `next [SEAT]`: the unlocked reads of rows, as text or as their
 //! documents (docs/json.md).
 
-use mosaic_queue_core::{Row, VerbError, layout, markdown::render_body, pick, to_canonical};
+use mosaic_queue_core::{Row, VerbError, layout, markdown::render_table, pick, to_canonical};
 use serde::Serialize;
 
 use super::claims::{self, ClaimJson, Seen};
@@ -107,7 +107,8 @@ pub fn list(at: At<'_>, reply: &mut dyn Reply) -> Replied {
             )
         });
         reply.line(&format!("rev {}{pushed}", st.revision))?;
-        reply.text(&render_body(st))?;
+        // The table QUEUE.md holds, in the style of the last entry (the view records it).
+        reply.text(&render_table(st))?;
         reply.text(&claims::section(&claims))?;
     }
     Ok(())

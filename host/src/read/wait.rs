@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::describe::describe;
 use super::rows::RowJson;
 use crate::reply::{Failure, Replied, Reply};
-use crate::store::session;
+use crate::store::StoreError;
+use crate::store::session::{self, SessionError};
 use crate::store::watch::WitnessWatch;
 use crate::store::world::World;
 use crate::values;
@@ -78,7 +79,16 @@ pub fn wait(until: &Until, timeout: Option<Duration>, reply: &mut dyn Reply) -> 
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut seen: Option<State> = None;
     loop {
-        if let Some(state) = session::read_durable(World::real(), &paths)? {
+        // A witness that does not parse is one a writer that does not rename (a person's
+        // `cp`) has not finished, as like as not: not looked at, as a witness removed is not,
+        // until the next write into place or closed. A read that only waits never calls for
+        // Manual recovery; `doctor` diagnoses a witness that stays so.
+        let (durable, torn) = match session::read_durable(World::real(), &paths) {
+            Ok(state) => (state, false),
+            Err(SessionError::Store(StoreError::BadWitness { .. })) => (None, true),
+            Err(e) => return Err(e.into()),
+        };
+        if let Some(state) = durable {
             let lacking = match until {
                 Until::Status { id, statuses } if state.row(*id).is_err() => {
                     if archived(&paths, *id, statuses, state.revision, reply)? {
@@ -97,7 +107,15 @@ pub fn wait(until: &Until, timeout: Option<Duration>, reply: &mut dyn Reply) -> 
             .wait(deadline)
             .map_err(|e| Failure::failed(format!("cannot wait on the witness: {e}")))?;
         if !woke {
-            return Err(timed_out(until, timeout.unwrap_or_default(), seen.as_ref()));
+            let mut failure = timed_out(until, timeout.unwrap_or_default(), seen.as_ref());
+            if torn {
+                failure.message = format!(
+                    "{} (the witness {} could not be read: `mosaic-queue doctor` says why)",
+                    failure.message,
+                    paths.witness.display()
+                );
+            }
+            return Err(failure);
         }
     }
 }

@@ -20,6 +20,9 @@ struct View {
     file: FileId,
     canonical_root: String,
     branch: String,
+    /// The last entry's semantics: the style `list` renders the table in, as QUEUE.md holds
+    /// it. A view without it (an older build's) is not current, and the read falls back.
+    semantics: u8,
     reasons: Vec<Reason>,
     /// After a cut: the archived id ranges `[first, last, epoch]`, so a read refuses an
     /// archived row as archived, and the smallest id never given. Absent for a queue never
@@ -116,6 +119,7 @@ fn try_record(
         file: before,
         canonical_root: queue.file().canonical_root.clone(),
         branch: state.branch.clone().unwrap_or_default(),
+        semantics: state.semantics(),
         reasons: state
             .move_reasons()
             .map(|(id, r)| Reason {
@@ -216,6 +220,7 @@ fn state_of(view: View) -> State {
         reasons,
         view.branch,
         view.canonical_root,
+        view.semantics,
     );
     match view.archived.is_empty() {
         true => state,

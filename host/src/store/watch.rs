@@ -1,6 +1,6 @@
 //! Waking a reader when the witness changes: an inotify watch on `.git` that reports each
-//! time `mosaic-queue.head` is renamed into place or written, so `wait` looks again only when
-//! a write has become durable, never on a timer. No lock is taken.
+//! time `mosaic-queue.head` is renamed into place or a write of it is closed, so `wait` looks
+//! again only when a write has become durable, never on a timer. No lock is taken.
 //!
 //! A watch follows an inode, not a path, so a `.git` replaced while the reader waits (a copy
 //! moved into place, or swapped in) would leave it watching the old directory. A second watch
@@ -208,12 +208,12 @@ impl WitnessWatch {
         let Some(id) = identity(&self.git_dir) else {
             return Ok(None);
         };
-        // A witness arrives by rename (a write, sync, accept-history); CREATE and CLOSE_WRITE
-        // cover one written in place. One removed is not looked at: without a witness nothing
+        // A witness arrives by rename (a write, sync, accept-history); CLOSE_WRITE covers one
+        // written in place, once its writer closes it (a witness just created is empty, so its
+        // CREATE is not looked on). One removed is not looked at: without a witness nothing
         // is durable, and the `.git` it went with may be on its way out while a copy takes its
         // place. The SELF events say the directory itself moved or went.
         let flags = WatchFlags::MOVED_TO
-            | WatchFlags::CREATE
             | WatchFlags::CLOSE_WRITE
             | WatchFlags::DELETE_SELF
             | WatchFlags::MOVE_SELF

@@ -1,7 +1,8 @@
 // The board's live part, served from inside the binary: without it every page is whole and a
-// reload shows the same state. It listens to /events and, when the queue's revision differs
-// from the one the page shows, fetches the same page again and swaps its <main> in, so an
-// open page follows each durable write. It also adds a copy button to each command.
+// reload shows the same state. It listens to /events and, when the queue's revision or its
+// leased claims' states (which change with time too) differ from the ones the page shows,
+// fetches the same page again and swaps its <main> in, so an open page follows each durable
+// write and each claim turning quiet or expired. It also adds a copy button to each command.
 (function () {
   "use strict";
   var live = document.getElementById("live");
@@ -25,6 +26,10 @@
       })(code.textContent, b));
       code.parentNode.insertBefore(b, code);
     }
+  }
+  function claimsShown() {
+    var main = document.getElementById("main");
+    return main ? main.getAttribute("data-claims") || "" : "";
   }
   var fetching = false, again = false;
   function refresh() {
@@ -63,5 +68,10 @@
     try { d = JSON.parse(e.data); } catch (err) { return; }
     live.title = "rev " + d.revision + (d.durable ? "" : ", visible, not confirmed durable");
     if (String(d.revision) + "/" + String(d.durable) !== shown()) refresh();
+  });
+  source.addEventListener("claims", function (e) {
+    var d;
+    try { d = JSON.parse(e.data); } catch (err) { return; }
+    if (String(d.claims) !== claimsShown()) refresh();
   });
 })();

@@ -1,7 +1,7 @@
 //! The frame every page shares: the head (the embedded stylesheet and script, nothing from
 //! elsewhere), the navigation, and the line that says which revision the page shows and
-//! whether it is confirmed durable. `<main>` carries the revision so the live script can tell
-//! when the queue has moved on.
+//! whether it is confirmed durable. `<main>` carries the revision (and the leased claims'
+//! states) so the live script can tell when the queue has moved on.
 
 use crate::board::escape;
 use crate::engine::board::Snapshot;
@@ -46,9 +46,16 @@ pub fn page(snap: &Snapshot, current: Nav, title: &str, body: &str) -> String {
     }
     out.push_str("</nav><span class=\"live\" id=\"live\">read-only</span></header>\n");
     out.push_str(&format!(
-        "<main id=\"main\" data-revision=\"{}\" data-durable=\"{}\">",
+        "<main id=\"main\" data-revision=\"{}\" data-durable=\"{}\"",
         snap.revision, snap.durable
     ));
+    // The claims' states, which change with time too: only where the queue holds leased
+    // claims (the key is digits and fixed words, nothing to escape).
+    let claims = super::events::claims_key(snap);
+    if !claims.is_empty() {
+        out.push_str(&format!(" data-claims=\"{claims}\""));
+    }
+    out.push('>');
     out.push_str(&state_line(snap));
     out.push_str(body);
     out.push_str("</main>\n</body></html>\n");

@@ -56,6 +56,7 @@ fn snap(cards: Vec<Card>) -> Snapshot {
         archived_rows: 0,
         issues: None,
         replicated: None,
+        turns: None,
     }
 }
 
@@ -275,7 +276,13 @@ const HOSTILE: &str = "a & b \"q\" 'r' > <script>x</script> ]]> \u{202E}e\u{2066
 const SHOWN: &str = "a &amp; b &quot;q&quot; &#39;r&#39; &gt; &lt;script&gt;x&lt;/script&gt; ]]&gt; [U+202E]e[U+2066] &lt;/svg&gt;";
 
 fn hostile_snapshot() -> Snapshot {
-    let h = String::from(HOSTILE);
+    hostile_snapshot_of(HOSTILE)
+}
+
+/// Every field of a row in review, of a blocked row it waits on, of the log and of a seat
+/// holding `text`.
+fn hostile_snapshot_of(text: &str) -> Snapshot {
+    let h = String::from(text);
     let mut r = in_review(
         Some(AttemptState::Posted),
         &[("flicker", VerdictKind::Approve)],
@@ -327,13 +334,12 @@ fn hostile_snapshot() -> Snapshot {
     s
 }
 
-#[test]
-fn hostile_text_shows_as_text_on_every_page() {
-    let s = hostile_snapshot();
+/// Every page of `s`, whose texts hold `text`, with `text` in the filters and names asked for.
+fn every_page(s: &Snapshot, text: &str) -> [(&'static str, String); 10] {
     let log: Vec<&LogItem> = s.log.iter().collect();
     let query = Query {
-        seat: Some(HOSTILE.into()),
-        verb: Some(HOSTILE.into()),
+        seat: Some(text.into()),
+        verb: Some(text.into()),
         page: 1,
         ..Query::default()
     };
@@ -341,21 +347,27 @@ fn hostile_text_shows_as_text_on_every_page() {
         page: 1,
         ..Query::default()
     };
-    let pages = [
-        ("board", board(&s)),
-        ("lane", lane_page(&s, Lane::AwaitingVerdicts, 1)),
-        ("graph", graph_page(&s, Some(3))),
-        ("seats", seats_page(&s)),
-        ("seat", seat_page(&s, HOSTILE).unwrap()),
-        ("timeline", timeline_page(&s, &all, &s.log)),
-        ("filtered", timeline_page(&s, &query, &s.log)),
-        ("row", row_page(&s, &s.cards[0], &log, ReadFrom::Queue)),
+    [
+        ("board", board(s)),
+        ("lane", lane_page(s, Lane::AwaitingVerdicts, 1)),
+        ("graph", graph_page(s, Some(3))),
+        ("seats", seats_page(s)),
+        ("seat", seat_page(s, text).unwrap()),
+        ("timeline", timeline_page(s, &all, &s.log)),
+        ("filtered", timeline_page(s, &query, &s.log)),
+        ("row", row_page(s, &s.cards[0], &log, ReadFrom::Queue)),
         (
             "archived",
-            row_page(&s, &s.cards[1], &log, ReadFrom::Archive(HOSTILE)),
+            row_page(s, &s.cards[1], &log, ReadFrom::Archive(text)),
         ),
-        ("missing", not_found(&s, HOSTILE, HOSTILE)),
-    ];
+        ("missing", not_found(s, text, text)),
+    ]
+}
+
+#[test]
+fn hostile_text_shows_as_text_on_every_page() {
+    let s = hostile_snapshot();
+    let pages = every_page(&s, HOSTILE);
     for (name, page) in &pages {
         for raw in [
             "<script>x",
@@ -386,6 +398,38 @@ fn hostile_text_shows_as_text_on_every_page() {
             .contains("<input name=\"seat\" value=\"a &amp; b &quot;q&quot;")
     );
     assert!(pages[7].1.contains(&format!("<pre>{SHOWN}\nz</pre>")));
+}
+
+/// Zero-width and other invisible format characters (Unicode's category Cf) would make two
+/// texts that differ look the same: every page, the graph's SVG among them, shows each by
+/// its code point, as it shows bidi controls.
+#[test]
+fn invisible_format_characters_show_their_code_point_on_every_page() {
+    let text =
+        "a\u{200B}b\u{200C}c\u{200D}d\u{2060}e\u{FEFF}f\u{00AD}g\u{E0041}h\u{180E}i\u{13439}j";
+    let shown =
+        "a[U+200B]b[U+200C]c[U+200D]d[U+2060]e[U+FEFF]f[U+00AD]g[U+E0041]h[U+180E]i[U+13439]j";
+    let s = hostile_snapshot_of(text);
+    let pages = every_page(&s, text);
+    for (name, page) in &pages {
+        for raw in [
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{2060}',
+            '\u{FEFF}',
+            '\u{00AD}',
+            '\u{E0041}',
+            '\u{180E}',
+            '\u{13439}',
+        ] {
+            assert!(!page.contains(raw), "{name} holds {raw:?} as it is");
+        }
+        assert!(page.contains(shown), "{name} does not show the code points");
+    }
+    let graph = &pages[2].1;
+    let svg = &graph[graph.find("<svg").unwrap()..graph.find("</svg>").unwrap()];
+    assert!(svg.contains("[U+200B]"), "{svg}");
 }
 
 /// A leased claim as each page shows it: its state beside the owner, when its lease ends and

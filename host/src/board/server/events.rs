@@ -1,7 +1,10 @@
-//! `/events`: each durable write pushed to every open page. One thread blocks on the witness
-//! watch that `wait` uses (inotify, no polling) and publishes the revision a read sees after
-//! each wake; each stream sends it as a `revision` event. At most `MAX_STREAMS` streams are
-//! open: a new one ends the oldest, whose page reconnects when it is still open.
+//! `/events`: each durable write pushed to every open page, and each leased claim turning
+//! quiet or expired. One thread blocks on the witness watch that `wait` uses (inotify, no
+//! polling) and publishes the revision a read sees after each wake; each stream sends it as a
+//! `revision` event. The same wait ends at the moment the earliest claim turns (the snapshot
+//! knows it: one timer for all of them), and the thread then publishes the claims' states,
+//! which each stream sends as a `claims` event. At most `MAX_STREAMS` streams are open: a new
+//! one ends the oldest, whose page reconnects when it is still open.
 
 use std::collections::VecDeque;
 use std::io;
@@ -24,25 +27,33 @@ pub const MAX_STREAMS: usize = 32;
 /// The revision as a read sees it, and whether it is durable.
 pub type Seen = (u64, bool);
 
-/// The open streams and the latest revision they follow.
+/// The open streams, the latest revision and the claims' states they follow.
 pub struct Hub {
     seen: watch::Receiver<Seen>,
+    /// `events::claims_key` of the latest snapshot the witness thread read.
+    claims: watch::Receiver<String>,
     streams: Mutex<VecDeque<CancellationToken>>,
     /// Cancelled when the board stops: every stream ends.
     stop: CancellationToken,
 }
 
 impl Hub {
-    pub fn new(seen: watch::Receiver<Seen>, stop: CancellationToken) -> Hub {
+    pub fn new(
+        seen: watch::Receiver<Seen>,
+        claims: watch::Receiver<String>,
+        stop: CancellationToken,
+    ) -> Hub {
         Hub {
             seen,
+            claims,
             streams: Mutex::new(VecDeque::new()),
             stop,
         }
     }
 
-    /// A new stream's body: the retry line and the current revision at once, then one event
-    /// per change until the client leaves, a newer stream displaces it, or the board stops.
+    /// A new stream's body: the retry line, the current revision and (where there are leased
+    /// claims) their states at once, then one event per change until the client leaves, a
+    /// newer stream displaces it, or the board stops.
     pub fn open(&self) -> EventBody {
         let token = self.stop.child_token();
         if let Ok(mut streams) = self.streams.lock() {
@@ -56,10 +67,15 @@ impl Hub {
         }
         let (tx, rx) = mpsc::channel(4);
         let mut seen = self.seen.clone();
+        let mut claims = self.claims.clone();
         tokio::spawn(async move {
             let _ended = token.clone().drop_guard();
             let (rev, durable) = *seen.borrow_and_update();
-            let first = format!("{}{}", events::OPENING, events::revision(rev, durable));
+            let mut first = format!("{}{}", events::OPENING, events::revision(rev, durable));
+            let key = claims.borrow_and_update().clone();
+            if !key.is_empty() {
+                first.push_str(&events::claims(&key));
+            }
             if tx.send(Bytes::from(first)).await.is_err() {
                 return;
             }
@@ -71,6 +87,15 @@ impl Hub {
                         }
                         let (rev, durable) = *seen.borrow_and_update();
                         if tx.send(Bytes::from(events::revision(rev, durable))).await.is_err() {
+                            return;
+                        }
+                    }
+                    changed = claims.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        let key = claims.borrow_and_update().clone();
+                        if tx.send(Bytes::from(events::claims(&key))).await.is_err() {
                             return;
                         }
                     }
@@ -101,12 +126,16 @@ impl hyper::body::Body for EventBody {
 }
 
 /// Starts the thread that follows the witness: after each wake it reads the revision the
-/// witness vouches and publishes it. `changes` was set up before the first read, so no write is missed. The thread
-/// ends when `stop` becomes readable.
+/// witness vouches and publishes it. `changes` was set up before the first read, so no write is
+/// missed. The wait also ends when the earliest leased claim turns (`turns`, from the snapshot
+/// read last): the claims' states are then published as they stand. The thread ends when
+/// `stop` becomes readable.
 pub fn follow(
     source: Arc<Source>,
     mut changes: Changes,
     publish: watch::Sender<Seen>,
+    claims: watch::Sender<String>,
+    mut turns: Option<i64>,
     stop: Arc<OwnedFd>,
 ) -> io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
@@ -114,8 +143,8 @@ pub fn follow(
         .spawn(move || {
             source::stoppable(stop, || {
                 loop {
-                    match changes.wait() {
-                        Ok(()) => {}
+                    let wrote = match changes.wait(turns) {
+                        Ok(wrote) => wrote,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => return,
                         Err(e) => {
                             warn(&format!(
@@ -123,13 +152,28 @@ pub fn follow(
                             ));
                             return;
                         }
-                    }
+                    };
                     // Read as `wait` reads it, so a stream hears of a write as soon as `wait`
                     // would; the page it makes fetch itself builds the snapshot. A queue that
                     // cannot be read now is reported by the page that reads it.
-                    if let Ok(seen) = source.revision() {
+                    if wrote && let Ok(seen) = source.revision() {
                         publish.send_replace(seen);
                     }
+                    // The claims as they stand now, and when the next one turns. After a write
+                    // the pages fetch themselves for the revision, so the new states are kept
+                    // for new streams without an event; a turn with no write is an event.
+                    turns = match source.snapshot() {
+                        Ok(snap) => {
+                            let key = events::claims_key(&snap);
+                            claims.send_if_modified(|shown| {
+                                let turned = *shown != key;
+                                *shown = key;
+                                turned && !wrote
+                            });
+                            snap.turns
+                        }
+                        Err(_) => None,
+                    };
                 }
             })
         })

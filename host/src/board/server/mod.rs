@@ -46,9 +46,18 @@ pub fn serve(listen: Option<&str>) -> Replied {
         .map_err(|e| Failure::failed(format!("cannot start the board: {e}")))?,
     );
     let (publish, seen) = watch::channel((first.revision, first.durable));
+    let (claims_now, claims) = watch::channel(crate::board::page::events::claims_key(&first));
+    let turns = first.turns;
     drop(first);
-    let follower = events::follow(Arc::clone(&source), changes, publish, Arc::clone(&stop_fd))
-        .map_err(|e| Failure::failed(format!("cannot start the board's witness thread: {e}")))?;
+    let follower = events::follow(
+        Arc::clone(&source),
+        changes,
+        publish,
+        claims_now,
+        turns,
+        Arc::clone(&stop_fd),
+    )
+    .map_err(|e| Failure::failed(format!("cannot start the board's witness thread: {e}")))?;
     // Ctrl-C and SIGTERM are caught before the first line: whoever reads it may signal at once.
     let signalled = {
         let _runtime = runtime.enter();
@@ -58,7 +67,7 @@ pub fn serve(listen: Option<&str>) -> Replied {
     let stop = CancellationToken::new();
     let shared = Arc::new(conn::Shared {
         source,
-        hub: events::Hub::new(seen, stop.clone()),
+        hub: events::Hub::new(seen, claims, stop.clone()),
         hosts: guard::hosts(bound),
         slots: Arc::new(Semaphore::new(conn::MAX_CONNECTIONS)),
         stop: stop.clone(),

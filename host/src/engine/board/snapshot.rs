@@ -22,6 +22,10 @@ pub struct Snapshot {
     pub issues: Option<IssueLinks>,
     /// The revision the follower last pushed, when one ever did (docs/replication.md).
     pub replicated: Option<u64>,
+    /// The first moment (milliseconds since the epoch) at which a leased claim here turns
+    /// another state with time alone (live to quiet, quiet to expired): the snapshot is read
+    /// again from then on, and the event stream says so. `None` when no claim will.
+    pub turns: Option<i64>,
 }
 
 impl Snapshot {

@@ -31,7 +31,7 @@ pub struct Source {
 }
 
 /// What a snapshot was read from: the witness, and the identity of queue.json and of
-/// `.git/HEAD`. A write renames a new queue.json into place (a new inode) and then a new
+/// `.git/HEAD` (a snapshot is also read again once a claim in it turns, `Snapshot::turns`). A write renames a new queue.json into place (a new inode) and then a new
 /// witness; a hand edit changes the file's size or times; a branch switch rewrites HEAD. Any
 /// of them reads the queue again, as the read view's own check does. Claims change state
 /// with time and heartbeats too: a heartbeat renamed into its folder changes the folder's
@@ -78,6 +78,7 @@ impl Source {
         if let (Some(key), Ok(cache)) = (&key, self.cache.lock())
             && let Some((cached, snapshot)) = cache.as_ref()
             && cached == key
+            && snapshot.turns.is_none_or(|t| clock::now_millis() < t)
         {
             return Ok(Arc::clone(snapshot));
         }
@@ -178,10 +179,15 @@ pub struct Changes {
 }
 
 impl Changes {
-    /// Blocks until the witness may have changed; an `Interrupted` error once `stop` (given to
-    /// `stoppable`) is readable.
-    pub fn wait(&mut self) -> std::io::Result<()> {
-        self.watch.wait(None).map(|_| ())
+    /// Blocks until the witness may have changed (true) or the host's clock reaches `until`
+    /// (false; milliseconds since the epoch, a snapshot's `turns`; `None` waits for as long as
+    /// it takes); an `Interrupted` error once `stop` (given to `stoppable`) is readable.
+    pub fn wait(&mut self, until: Option<i64>) -> std::io::Result<bool> {
+        let until = until.map(|t| {
+            let left = t.saturating_sub(clock::now_millis()).max(0);
+            std::time::Instant::now() + std::time::Duration::from_millis(left.unsigned_abs())
+        });
+        self.watch.wait(until)
     }
 }
 
@@ -251,14 +257,18 @@ fn build(queue: &Queue, durable: bool, seen: &Seen, issues: Option<IssueLinks>) 
             last.insert(*id, touch());
         }
     }
+    let mut turns: Option<i64> = None;
     let cards = state
         .rows
         .iter()
         .map(|row| {
             let reason = state.move_reason(row.id).map(str::to_owned);
-            let claim = Claim::of(row)
-                .filter(|c| c.lease.is_some())
-                .map(|c| seen.judged(&c));
+            let claim = Claim::of(row).filter(|c| c.lease.is_some()).map(|c| {
+                if let Some(t) = seen.turns(&c) {
+                    turns = Some(turns.map_or(t, |n| n.min(t)));
+                }
+                seen.judged(&c)
+            });
             card(row.clone(), reason, last.remove(&row.id), claim)
         })
         .collect::<Vec<_>>();
@@ -290,6 +300,7 @@ fn build(queue: &Queue, durable: bool, seen: &Seen, issues: Option<IssueLinks>) 
         archived_rows,
         issues,
         replicated: None,
+        turns,
     }
 }
 

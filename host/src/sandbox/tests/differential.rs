@@ -55,7 +55,7 @@ const GOLDEN: [&str; 5] = [
     "genesis-only",
     "semantics1",
     "leases",
-    "coordination-semantics5",
+    "coordination-semantics7",
 ];
 
 #[test]
