@@ -7,7 +7,7 @@
 
 use clap::error::ErrorKind;
 use mosaic_queue::command::output::{Printed, warn};
-use mosaic_queue::command::{Verb, help, usage};
+use mosaic_queue::command::{Replica, Verb, help, usage};
 use mosaic_queue::engine::Policy;
 use mosaic_queue::exit::Exit;
 use mosaic_queue::gate::{self, Gated};
@@ -47,8 +47,10 @@ fn main() {
         Verb::Board { listen } => board::serve(Some(listen.as_str())),
         Verb::Follow {
             to,
-            reference,
-            git_timeout,
+            replica: Replica {
+                reference,
+                git_timeout,
+            },
         } => follow::serve(&to, &reference, git_timeout, parsed.json),
         // sshd's forced command judges and runs the command the remote side sent, or asks
         // for the MCP server under the key's policy.

@@ -44,6 +44,24 @@ pub struct Cli {
     pub verb: Verb,
 }
 
+/// `--ref REF` and `--git-timeout S`, taken by `follow` and `adopt`: the ref replication
+/// pushes to and adopts from, and the bound on each call to the remote.
+#[derive(Args, Debug)]
+pub struct Replica {
+    /// The ref the follower pushes to and adopt reads; hosts that refuse refs outside heads
+    /// and tags take refs/heads/...
+    #[arg(
+        long = "ref",
+        value_name = "REF",
+        default_value = "refs/mosaic-queue/live",
+        allow_hyphen_values = true
+    )]
+    pub reference: String,
+    /// How long one call to the remote (ls-remote, fetch, push) may take, in seconds
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = git_timeout)]
+    pub git_timeout: u32,
+}
+
 /// `--op ID` and `--by NAME` (or `$MOSAIC_AGENT_NAME`), taken by every change.
 #[derive(Args, Debug)]
 pub struct Change {
@@ -559,18 +577,8 @@ pub enum Verb {
         /// The git remote (a name, or a URL) to push to, with git's own credentials
         #[arg(long, value_name = "REMOTE", allow_hyphen_values = true)]
         to: String,
-        /// The ref to push to; hosts that refuse refs outside heads and tags take
-        /// refs/heads/...
-        #[arg(
-            long = "ref",
-            value_name = "REF",
-            default_value = "refs/mosaic-queue/live",
-            allow_hyphen_values = true
-        )]
-        reference: String,
-        /// How long one call to the remote (ls-remote, fetch, push) may take, in seconds
-        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = git_timeout)]
-        git_timeout: u32,
+        #[command(flatten)]
+        replica: Replica,
     },
     /// Take the queue over in this standby checkout of the same repository (the lead, jason
     /// or sage): REF on REMOTE fetched and verified whole, one adopt entry pushed there at once
@@ -581,17 +589,8 @@ pub enum Verb {
         /// The git remote (a name, or a URL) the follower pushed to
         #[arg(long, value_name = "REMOTE", allow_hyphen_values = true)]
         from: String,
-        /// The ref the follower pushed to
-        #[arg(
-            long = "ref",
-            value_name = "REF",
-            default_value = "refs/mosaic-queue/live",
-            allow_hyphen_values = true
-        )]
-        reference: String,
-        /// How long one call to the remote (ls-remote, fetch, push) may take, in seconds
-        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = git_timeout)]
-        git_timeout: u32,
+        #[command(flatten)]
+        replica: Replica,
         #[command(flatten)]
         change: Change,
     },

@@ -11,5 +11,5 @@ pub mod output;
 pub mod translate;
 pub mod usage;
 
-pub use self::grammar::{Change, Cli, ReviewVerb, Verb};
+pub use self::grammar::{Change, Cli, Replica, ReviewVerb, Verb};
 pub use self::translate::{Asked, translate};

@@ -2,7 +2,7 @@
 //! request as the grammar typed them. The faces' own verbs (`mcp`, `board`, `gate`, `demo`,
 //! `completions`, `man`) are no request; they come back for the face to serve or print.
 
-use super::grammar::{Change as Flags, ReviewVerb, Verb};
+use super::grammar::{Change as Flags, Replica, ReviewVerb, Verb};
 use crate::engine::{Candidate, Change, MoveText, NewRowText, Request, Review};
 
 /// What a command line asks: a request for the engine, or one of the faces' own verbs.
@@ -120,8 +120,10 @@ fn changes(verb: Verb) -> Asked {
         },
         Verb::Adopt {
             from,
-            reference,
-            git_timeout,
+            replica: Replica {
+                reference,
+                git_timeout,
+            },
             change: flags,
         } => Request::Adopt {
             from,

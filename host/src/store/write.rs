@@ -321,12 +321,7 @@ fn settle(
     at: &str,
 ) -> Result<(), StoreError> {
     let rev = queue.revision();
-    io.sync_dir(&paths.plans)
-        .map_err(|source| StoreError::NotDurable {
-            rev,
-            step: "fsync of docs/plans",
-            source,
-        })?;
+    sync_plans(io, paths, rev)?;
     io.step("queue-dir-synced");
     let sha = staged.file.sha256_hex();
     write_witness(io, paths, queue, prev, &sha, at, staged.written())?;
@@ -357,12 +352,7 @@ pub fn install(
     replace(io, &paths.queue_json, bytes, "adopt-queue")
         .map_err(io_err("write", &paths.queue_json))?;
     let rev = queue.revision();
-    io.sync_dir(&paths.plans)
-        .map_err(|source| StoreError::NotDurable {
-            rev,
-            step: "fsync of docs/plans",
-            source,
-        })?;
+    sync_plans(io, paths, rev)?;
     let witness = write_witness(
         io,
         paths,
@@ -460,4 +450,14 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"old");
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// The fsync of docs/plans that makes a renamed queue.json durable at `rev`.
+fn sync_plans(io: &dyn Io, paths: &Paths, rev: u64) -> Result<(), StoreError> {
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::NotDurable {
+            rev,
+            step: "fsync of docs/plans",
+            source,
+        })
 }
