@@ -18,6 +18,7 @@ use crate::checkout::Paths;
 use crate::io::RealIo;
 use crate::reply::{Failure, Replied};
 use crate::store::adopted::{self, Adopted, Fence};
+use crate::store::replicated;
 use crate::store::watch::{WitnessWatch, stoppable};
 use crate::store::world::{GitRepository, Repository};
 use crate::store::{self, follower, session};
@@ -90,6 +91,21 @@ pub fn follow(
         last,
         pending_since: None,
     };
+    // A crash between a push and its record, or a power loss that took the record back,
+    // leaves the ref ahead of the record: what the ref holds of this queue is replicated, and
+    // a change under `required` waiting for it is answered now, not at the next write.
+    if let Some(last) = follower.last.clone() {
+        let record = replicated::read(io, &paths);
+        let named = record
+            .read_ok()
+            .is_some_and(|r| r.revision == last.revision && r.commit == last.commit.to_string());
+        if !named {
+            follower.record(io, &last).map_err(|stop| match stop {
+                Stop::Queue(why) => Failure::failed(why),
+                other => Failure::failed(format!("{other:?}")),
+            })?;
+        }
+    }
     let mut pause: Option<Duration> = None;
     let mut said = String::new();
     loop {

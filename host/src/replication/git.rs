@@ -81,6 +81,23 @@ pub fn one_line(stderr: &str) -> String {
     lines.join("; ")
 }
 
+/// git's stderr on one line without its progress meter (`--progress`: the `Counting objects:`
+/// and `Writing objects:` lines, `Delta compression`, `Total`), which would bury the line that
+/// says why a push failed.
+pub fn reason(stderr: &str) -> String {
+    let kept: Vec<&str> = stderr
+        .split(['\n', '\r'])
+        .filter(|l| {
+            let l = l.trim();
+            let meter = l
+                .split_once(':')
+                .is_some_and(|(what, _)| what.ends_with(" objects"));
+            !(meter || l.starts_with("Delta compression using") || l.starts_with("Total "))
+        })
+        .collect();
+    one_line(&kept.join("\n"))
+}
+
 /// Runs `git ARGS` in `dir` against a remote within `deadline`.
 pub fn run(dir: &Path, args: &[&str], deadline: Duration) -> Ran {
     let mut cmd = remote_command(dir, args);
@@ -150,5 +167,19 @@ fn capped(pipe: Option<impl Read>) -> Vec<u8> {
 fn kill_group(pid: u32) {
     if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
         let _ = kill_process_group(pid, Signal::KILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_push_is_said_without_its_progress_meter() {
+        let stderr = "Enumerating objects: 11, done.\nCounting objects:   9% (1/11)\rCounting objects: 100% (11/11), done.\nDelta compression using up to 2 threads\nCompressing objects: 100% (4/4), done.\nWriting objects: 100% (6/6), 728 bytes | 121.00 KiB/s, done.\nTotal 6 (delta 2), reused 0 (delta 0), pack-reused 0 (from 0)\nremote: no pushes today\nerror: failed to push some refs to 'ssh://h/r.git'\n";
+        assert_eq!(
+            reason(stderr),
+            "remote: no pushes today; error: failed to push some refs to 'ssh://h/r.git'"
+        );
     }
 }

@@ -185,7 +185,7 @@ impl Follower {
                 }
                 Err(Stop::Remote(RemoteFailure::Refused(format!(
                     "git push failed: {}",
-                    git::one_line(&stderr)
+                    git::reason(&stderr)
                 ))))
             }
             other => other.ok("push").map(|_| 0).map_err(Stop::Remote),
@@ -193,7 +193,7 @@ impl Follower {
     }
 
     /// Writes the record of `pushed` (what a change under `replication required` waits for).
-    fn record(&self, io: &dyn Io, pushed: &Pushed) -> Result<(), Stop> {
+    pub fn record(&self, io: &dyn Io, pushed: &Pushed) -> Result<(), Stop> {
         let record = Replicated {
             revision: pushed.revision,
             log_digest: pushed.log_digest.clone(),

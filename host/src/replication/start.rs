@@ -103,10 +103,12 @@ pub fn inspect(
     };
     fetch(repo, paths, target, head).map_err(Refusal::Remote)?;
     let link = refline::link(repo, head).map_err(Refusal::Ref)?;
-    let stamp = link.stamp.clone().map_err(Refusal::Ref)?;
+    // Whether the ref still holds this follower's last push comes first: a commit someone
+    // force-pushed is then named as that, with what to do, not by what its message lacks.
     if let Some(r) = mine {
         not_rewound(repo, target, head, r)?;
     }
+    let stamp = link.stamp.clone().map_err(Refusal::Ref)?;
     let extends = |stamp: &Stamp| {
         let witness = Witness {
             revision: stamp.revision,

@@ -164,7 +164,11 @@ fn confirmed_rev(io: &dyn Io, paths: &Paths, loaded: &Loaded) -> Result<u64, Ses
 /// `unlock`: removes a dead or mismatched queue lock under the unlock gate. It never takes the
 /// queue lock and does not need a valid queue.json, since a killed recovery may have left it.
 pub fn unlock(world: World<'_>, paths: &Paths) -> Result<Unlocked, SessionError> {
-    check_canonical(world, paths)?;
+    // A standby's adopt runs where queue.json still names the old host's root, so the lock a
+    // killed adopt leaves there must come off there too, or its retry could never run.
+    if !adopt_left_it(world, paths) {
+        check_canonical(world, paths)?;
+    }
     Ok(lock::unlock_with(
         world.io,
         world.probe,
@@ -177,6 +181,15 @@ pub fn unlock(world: World<'_>, paths: &Paths) -> Result<Unlocked, SessionError>
 pub fn check_gate(world: World<'_>, paths: &Paths) -> Result<Option<Class>, SessionError> {
     check_canonical(world, paths)?;
     Ok(lock::check_gate_with(world.io, world.probe, paths)?)
+}
+
+/// Whether the queue lock here is an `adopt`'s (the verb that runs outside the canonical
+/// root); `unlock_with` still removes it only when its holder is dead or mismatched.
+fn adopt_left_it(world: World<'_>, paths: &Paths) -> bool {
+    matches!(
+        lock::inspect(world.io, world.probe, &paths.lock),
+        Ok(Some(class)) if class.holder().is_some_and(|h| h.verb == "adopt")
+    )
 }
 
 /// The canonical-checkout rules, as far as queue.json can tell them: a file that is missing or
