@@ -72,6 +72,9 @@ fn short(commit: &str) -> &str {
     &commit[..12]
 }
 
+/// A git command run in the forge's scratch index, answering its stdout.
+type Git<'a> = dyn Fn(&[&str]) -> String + 'a;
+
 /// A commit in the bare repository on `parent` (none: a root commit) whose tree is `parent`'s
 /// (or `tree`'s) changed by `edit` in a scratch index, with `message`; the ref set to it.
 fn forge(
@@ -79,7 +82,7 @@ fn forge(
     from: &str,
     parent: Option<&str>,
     message: &str,
-    edit: &dyn Fn(&Path, &dyn Fn(&[&str]) -> String),
+    edit: &dyn Fn(&Path, &Git),
 ) -> String {
     let index = remote.bare.join("forge.index");
     let _ = std::fs::remove_file(&index);

@@ -98,7 +98,7 @@ pub fn follow(
         let record = replicated::read(io, &paths);
         let named = record
             .read_ok()
-            .is_some_and(|r| r.revision == last.revision && r.commit == last.commit.to_string());
+            .is_some_and(|r| r.revision == last.revision && r.commit == last.commit);
         if !named {
             follower.record(io, &last).map_err(|stop| match stop {
                 Stop::Queue(why) => Failure::failed(why),

@@ -382,6 +382,16 @@ pub fn write_table(
     io.sync_dir(&paths.plans)
 }
 
+/// The fsync of docs/plans that makes a renamed queue.json durable at `rev`.
+fn sync_plans(io: &dyn Io, paths: &Paths, rev: u64) -> Result<(), StoreError> {
+    io.sync_dir(&paths.plans)
+        .map_err(|source| StoreError::NotDurable {
+            rev,
+            step: "fsync of docs/plans",
+            source,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,14 +460,4 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"old");
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-/// The fsync of docs/plans that makes a renamed queue.json durable at `rev`.
-fn sync_plans(io: &dyn Io, paths: &Paths, rev: u64) -> Result<(), StoreError> {
-    io.sync_dir(&paths.plans)
-        .map_err(|source| StoreError::NotDurable {
-            rev,
-            step: "fsync of docs/plans",
-            source,
-        })
 }
