@@ -80,5 +80,5 @@ scenario!(archive_again: archive_again, states 27 / 71, person 0 / 0, calls 53, 
 scenario!(render: render, states 9 / 17, person 0 / 0, calls 19, ended 42 / 72 / 0, person 0);
 scenario!(sync: sync, states 16 / 33, person 0 / 0, calls 32, ended 78 / 54 / 60, person 0);
 scenario!(sync_after_cut: sync_after_cut, states 16 / 33, person 0 / 0, calls 34, ended 78 / 66 / 60, person 0);
-scenario!(unlock: unlock, states 7 / 7, person 0 / 0, calls 15, ended 18 / 72 / 0, person 0);
+scenario!(unlock: unlock, states 7 / 7, person 0 / 0, calls 16, ended 24 / 72 / 0, person 0);
 scenario!(commit: commit, states 5 / 5, person 0 / 0, calls 11, ended 24 / 42 / 0, person 0);
