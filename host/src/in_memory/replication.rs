@@ -7,6 +7,7 @@ use mosaic_queue_core::to_canonical;
 
 use super::Checkout;
 use crate::engine::{Change, Policy, Request};
+use crate::exit::Exit;
 use crate::reply::Finished;
 use crate::store::adopted::{self, Adopted};
 use crate::store::replicated::{self, Replicated};
@@ -142,4 +143,31 @@ fn a_fenced_host_refuses_every_change_and_writes_nothing() {
         (Some("adopted-elsewhere"), 2)
     );
     assert_eq!(c.disk.get(&c.paths.queue_json), before);
+}
+
+/// The cut waits as every change does: `archive` goes its own way through the session.
+#[test]
+fn a_cut_the_follower_has_not_pushed_is_durable_and_unanswered_until_it_has() {
+    let c = required();
+    record(&c, 3);
+    let (_, exit) = run(&c, note("jason-note-0004"));
+    assert_eq!(exit, 0);
+    let cut = || c.process(None).archive(3, "lead-archive-1", "lead");
+    let failed = cut().unwrap_err();
+    assert_eq!(
+        (failed.message.as_str(), failed.exit),
+        (
+            "rev 4 durable here, not yet replicated: the follower is behind or not running; retry with the same --op",
+            Exit::Uncertain
+        )
+    );
+    assert_eq!(c.queue().unwrap().revision(), 4);
+    record(&c, 4);
+    assert_eq!(
+        cut().unwrap(),
+        vec![
+            "ok lead-archive-1 rev 4 archived 2 entries and 0 done rows to docs/plans/archive/epoch-0001.json"
+        ]
+    );
+    assert_eq!(c.queue().unwrap().revision(), 4);
 }

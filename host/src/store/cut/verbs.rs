@@ -2,7 +2,7 @@
 //! only then writes the queue durably; and `verify --full`, which hands every archive and
 //! queue.json to the core.
 
-use mosaic_queue_core::{CutOutcome, Queue, VerbError};
+use mosaic_queue_core::{CutOutcome, Queue, ReplicationMode, VerbError};
 
 use super::{epochs, history};
 use crate::store::Loaded;
@@ -46,6 +46,9 @@ impl Session<'_> {
             .repo
             .check_genesis_committed(self.paths())
             .map_err(SessionError::from)?;
+        // Under `replication required` the receipt waits for the follower (the mode as this
+        // queue holds it, also for a retry answered from an archive).
+        let required = loaded.queue.state().replication() == ReplicationMode::Required;
         let planned = match loaded.queue.plan_archive(before, op, by, self.at()) {
             Err(VerbError::OpMaybeArchived { .. }) => {
                 return self.archived_cut(&loaded.queue, before, (op, by), acknowledge);
@@ -59,7 +62,7 @@ impl Session<'_> {
                     let _ = self.world().io.remove(&temp);
                 }
                 self.repair(&loaded)?;
-                acknowledge(&loaded.queue, true)?;
+                self.answer(loaded.queue, (op, true, required), acknowledge)
             }
             CutOutcome::Planned(cut) => {
                 let md = self.table(&loaded.queue, "run `mosaic-queue render`")?;
@@ -67,11 +70,37 @@ impl Session<'_> {
                 let (io, paths) = (self.world().io, self.paths());
                 crate::store::write_whole(io, paths, &loaded, &cut.queue, &md, self.at())
                     .map_err(SessionError::from)?;
-                acknowledge(&cut.queue, false)?;
-                io.step("receipt-printed");
+                self.answer(cut.queue, (op, false, required), acknowledge)
             }
         }
+    }
+
+    /// Prints the cut's receipt from `queue` (which holds its entry) and releases. Under
+    /// `replication required` the receipt waits, with the lock released, for the follower to
+    /// push the cut's revision, as every other change's does.
+    fn answer<E: From<SessionError>>(
+        self,
+        queue: Queue,
+        (op, recorded, required): (&str, bool, bool),
+        acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let world = self.world();
+        if !required {
+            acknowledge(&queue, recorded)?;
+            if !recorded {
+                world.io.step("receipt-printed");
+            }
+            self.release_after_answer();
+            return Ok(());
+        }
+        let paths = self.paths().clone();
         self.release_after_answer();
+        let rev = queue.entry_for_op(op).map_or(queue.revision(), |e| e.rev);
+        crate::store::session::replicated(world, &paths, rev)?;
+        acknowledge(&queue, recorded)?;
+        if !recorded {
+            world.io.step("receipt-printed");
+        }
         Ok(())
     }
 
@@ -87,6 +116,7 @@ impl Session<'_> {
         acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
     ) -> Result<(), E> {
         let io = self.world().io;
+        let required = queue.state().replication() == ReplicationMode::Required;
         let Some(held) = history::holder::<SessionError>(io, self.paths(), queue, op)? else {
             return Err(SessionError::CutOpMaybeArchived { op: op.to_owned() }.into());
         };
@@ -94,14 +124,12 @@ impl Session<'_> {
             .plan_archive(before, op, by, self.at())
             .map_err(SessionError::from)?
         {
-            CutOutcome::Recorded { .. } => acknowledge(&held, true)?,
+            CutOutcome::Recorded { .. } => self.answer(held, (op, true, required), acknowledge),
             // The archive holds the op, so its queue only answers; never planned again.
             CutOutcome::Planned(_) => {
-                return Err(SessionError::CutOpMaybeArchived { op: op.to_owned() }.into());
+                Err(SessionError::CutOpMaybeArchived { op: op.to_owned() }.into())
             }
         }
-        self.release_after_answer();
-        Ok(())
     }
 
     /// Places the archive a cut planned, refusing one the loaded epoch already names with

@@ -13,5 +13,5 @@ pub use self::error::SessionError;
 pub use self::load::{Seen, load_unlocked, read_durable, read_file, read_listing, read_unlocked};
 pub use self::open::{At, Session, check_filesystem, locate};
 pub use self::upkeep::write_copies;
-pub use self::write::{change, log_outcome};
+pub use self::write::{change, log_outcome, replicated};
 pub use crate::io::{Kind, into_refusal, size_text};
