@@ -1,7 +1,7 @@
 //! The replicated ref as an enemy writes it, and remotes that misbehave: a ref rewound or
-//! force-pushed, commits whose tree or message lie, a blob whose header says 1 GiB, a remote
-//! that hangs or refuses pushes, two standbys adopting at once. Each refusal is its exact exit
-//! code and one stderr line, with the checkout's files as they were.
+//! force-pushed, commits whose tree, archive or message lie, a blob whose header says 1 GiB, a
+//! remote that hangs or refuses pushes, two standbys adopting at once. Each refusal is its exact
+//! exit code and one stderr line, with the checkout's files as they were.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -303,6 +303,72 @@ fn a_tampered_queue_json_is_refused() {
         "{line}"
     );
     standby.assert_unchanged(&before);
+}
+
+#[test]
+fn a_tampered_archive_is_refused() {
+    let remote = Remote::path("hostile-archive");
+    let (host, follower) = required_host("hostile-archive", &remote);
+    let out = host.run(
+        &[
+            "note",
+            "1",
+            "kept",
+            "--op",
+            "darkwing-note-2",
+            "--by",
+            "darkwing",
+        ],
+        &[],
+    );
+    assert_eq!(out.ok(), "ok darkwing-note-2 rev 3 note 1\n");
+    let out = host.run(
+        &[
+            "archive",
+            "--before",
+            "3",
+            "--yes",
+            "--op",
+            "lead-archive-1",
+            "--by",
+            "lead",
+        ],
+        &[],
+    );
+    assert_eq!(
+        out.ok(),
+        "ok lead-archive-1 rev 4 archived 2 entries and 0 done rows to docs/plans/archive/epoch-0001.json\n"
+    );
+    follower.kill();
+    host.commit("the queue at rev 4, cut");
+    let standby = standby(&host, &remote);
+    let head = remote.head(LIVE).unwrap();
+    assert_eq!(remote.revision_of(&head), 4);
+    let archive = "docs/plans/archive/epoch-0001.json";
+    let listed = remote.git(&["ls-tree", "-r", "--name-only", &head]);
+    assert!(listed.lines().any(|l| l == archive), "{listed}");
+
+    // One byte more in the archive, the message unchanged: its SHA-256 is not the epoch's.
+    let mut bytes = host.read_bytes(archive);
+    bytes.push(b' ');
+    let tampered = blob(&remote, &bytes);
+    let message = remote.git(&["log", "-1", "--format=%B", &head]) + "\n";
+    let forged = forge(&remote, &head, Some(&head), &message, &|_, run| {
+        run(&[
+            "update-index",
+            "--cacheinfo",
+            &format!("100644,{tampered},{archive}"),
+        ]);
+    });
+    adopt_refused(
+        &standby,
+        &remote,
+        2,
+        &format!(
+            "the ref cannot be adopted: commit {}: its {archive} does not hold the bytes its epoch names; nothing was changed here",
+            short(&forged)
+        ),
+    );
 }
 
 #[test]
