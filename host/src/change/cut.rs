@@ -8,6 +8,7 @@ use mosaic_queue_core::VerbError;
 use crate::actor::actor;
 use crate::reply::{Replied, Reply, acknowledge};
 use crate::store::session::{self, Session};
+use crate::store::world::World;
 use crate::values::check_op;
 
 /// `archive --before REV --yes` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`).
@@ -26,6 +27,6 @@ pub fn archive(
     let by = actor(by, reply)?;
     let paths = session::locate()?;
     session::check_filesystem(&paths)?;
-    let session = Session::begin(&paths, Some(op), "archive")?;
+    let session = Session::open_change(World::real(), &paths, op, "archive")?;
     session.archive(before, op, &by, acknowledge(reply, op))
 }

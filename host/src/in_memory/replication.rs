@@ -8,6 +8,7 @@ use mosaic_queue_core::to_canonical;
 use super::Checkout;
 use crate::engine::{Change, Policy, Request};
 use crate::exit::Exit;
+use crate::io::trace::Tracer;
 use crate::reply::Finished;
 use crate::store::adopted::{self, Adopted};
 use crate::store::replicated::{self, Replicated};
@@ -138,6 +139,40 @@ fn a_fenced_host_refuses_every_change_and_writes_nothing() {
     // Something at the fence's name that is no fence fences all the same.
     c.disk.put(&adopted::path(&c.paths), b"not a fence");
     let (doc, exit) = run(&c, note("jason-note-0004"));
+    assert_eq!(
+        (doc["error"]["kind"].as_str(), exit),
+        (Some("adopted-elsewhere"), 2)
+    );
+    assert_eq!(c.disk.get(&c.paths.queue_json), before);
+}
+
+/// A host that went down with a writer holding the lock, then fenced: a change there says the
+/// fence, not the stale lock (unlocking would only meet the fence), and writes nothing.
+#[test]
+fn a_fenced_host_with_a_stale_lock_names_the_fence() {
+    let c = Checkout::genesis();
+    let kill = Tracer::memory().halting_at("lock-taken");
+    let command: mosaic_queue_core::Command =
+        serde_json::from_value(serde_json::json!({"verb": "note", "id": 1, "text": "killed"}))
+            .unwrap();
+    assert!(
+        c.process(Some(&kill))
+            .change(&command, "jason-note-0005", "jason")
+            .is_err()
+    );
+    assert!(
+        c.disk.get(&c.paths.lock).is_some(),
+        "the killed writer's lock"
+    );
+    let (doc, exit) = run(&c, note("jason-note-0006"));
+    // No fence yet: the stale lock is what stands in the way.
+    assert_eq!(
+        (doc["error"]["kind"].as_str(), exit),
+        (Some("lock-stale"), 1)
+    );
+    c.disk.put(&adopted::path(&c.paths), b"not a fence");
+    let before = c.disk.get(&c.paths.queue_json);
+    let (doc, exit) = run(&c, note("jason-note-0006"));
     assert_eq!(
         (doc["error"]["kind"].as_str(), exit),
         (Some("adopted-elsewhere"), 2)

@@ -7,6 +7,7 @@ use mosaic_queue_core::VerbError;
 use crate::actor::actor;
 use crate::reply::{Replied, Reply, acknowledge};
 use crate::store::session::{self, Session};
+use crate::store::world::World;
 use crate::values::check_op;
 
 /// `accept-history --reason TEXT --yes` as op `op` by `by` (else `$MOSAIC_AGENT_NAME`).
@@ -28,6 +29,6 @@ pub fn accept_history(
     let by = actor(by, reply)?;
     let paths = session::locate()?;
     session::check_filesystem(&paths)?;
-    let session = Session::begin(&paths, Some(op), "accept-history")?;
+    let session = Session::open_change(World::real(), &paths, op, "accept-history")?;
     session.accept_history(reason, op, &by, acknowledge(reply, op))
 }

@@ -9,7 +9,7 @@ use mosaic_queue_core::{
 use super::error::SessionError;
 use super::open::Session;
 use crate::checkout::Paths;
-use crate::io::Kind;
+use crate::io::{Io, Kind};
 use crate::store::replicated::Reached;
 use crate::store::world::World;
 use crate::store::{self, Loaded};
@@ -25,8 +25,22 @@ pub fn change<E: From<SessionError>>(
     acknowledge: impl FnOnce(&Queue, bool) -> Result<(), E>,
 ) -> Result<(Outcome, Queue), E> {
     store::check_filesystem(world.io, paths).map_err(SessionError::from)?;
-    let session = Session::open(world, paths, Some(op), &command.verb().command_line())?;
+    let session = Session::open_change(world, paths, op, &command.verb().command_line())?;
     session.change(command, op, by, acknowledge)
+}
+
+/// Refuses a change while the fence stands: under the lock, where it decides, and where the
+/// lock cannot be taken (`Session::open_change`).
+pub fn not_adopted(io: &dyn Io, paths: &Paths) -> Result<(), SessionError> {
+    let fence = store::adopted::read(io, paths);
+    if let store::adopted::Fence::Failed(e) = fence {
+        let path = store::adopted::path(paths);
+        return Err(store::io_err("read", &path)(e).into());
+    }
+    match fence.refusal() {
+        Some(line) => Err(SessionError::AdoptedElsewhere(line)),
+        None => Ok(()),
+    }
 }
 
 /// Waits until the follower has pushed `rev` or a later revision (`replication required`),
@@ -62,6 +76,25 @@ pub fn log_outcome<E: From<SessionError>>(
     )?;
     world.io.step("outcome-logged");
     Ok(queue)
+}
+
+impl<'w> Session<'w> {
+    /// Takes the lock for a change. Where it cannot be taken and the fence stands, the fence
+    /// is what is said: a host that went down with a writer in flight holds a stale lock, and
+    /// unlocking it would only meet the fence.
+    pub fn open_change(
+        world: World<'w>,
+        paths: &Paths,
+        op: &str,
+        verb: &str,
+    ) -> Result<Self, SessionError> {
+        Session::open(world, paths, Some(op), verb).map_err(|refused| {
+            match not_adopted(world.io, paths) {
+                Err(fenced @ SessionError::AdoptedElsewhere(_)) => fenced,
+                _ => refused,
+            }
+        })
+    }
 }
 
 impl Session<'_> {
@@ -155,15 +188,7 @@ impl Session<'_> {
     /// Refuses every change while the fence stands (`store::adopted`): the queue lives in the
     /// checkout that adopted it, and a write here would fork it.
     pub fn check_not_adopted(&self) -> Result<(), SessionError> {
-        let fence = store::adopted::read(self.io, &self.paths);
-        if let store::adopted::Fence::Failed(e) = fence {
-            let path = store::adopted::path(&self.paths);
-            return Err(store::io_err("read", &path)(e).into());
-        }
-        match fence.refusal() {
-            Some(line) => Err(SessionError::AdoptedElsewhere(line)),
-            None => Ok(()),
-        }
+        not_adopted(self.io, &self.paths)
     }
 
     /// A retry completes the write it repeats: a tail the witness has not confirmed is made
