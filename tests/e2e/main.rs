@@ -53,6 +53,7 @@ mod mcp_tools;
 mod replication_faces;
 mod replication_hostile;
 mod replication_kill;
+mod replication_soak;
 
 // The kill points, lowered caps, deadlines and lock waits these tests use exist only in the
 // `fault-injection` build; the host's dev-dependency on itself turns it on for every test

@@ -143,9 +143,12 @@ pub fn host_name() -> String {
 /// A running `follow`: its process and the lines it printed so far.
 pub struct Follower {
     child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-    errors: Arc<Mutex<Vec<String>>>,
+    lines: Lines,
+    errors: Lines,
 }
+
+/// A pipe's lines so far, each with the moment it was read.
+type Lines = Arc<Mutex<Vec<(Instant, String)>>>;
 
 impl Follower {
     /// Starts `follow --to URL` in `repo` with `extra` arguments and `env`, and waits for its
@@ -153,7 +156,12 @@ impl Follower {
     pub fn start(repo: &Repo, remote: &Remote, extra: &[&str], env: &[(&str, &str)]) -> Follower {
         let mut args = vec!["follow", "--to", &remote.url];
         args.extend(extra);
-        let mut child = command(&repo.root, &args, env)
+        Follower::spawn(command(&repo.root, &args, env))
+    }
+
+    /// Runs `cmd`, a `follow` of any build (a benchmark's), and waits for its first line.
+    pub fn spawn(mut cmd: std::process::Command) -> Follower {
+        let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -171,12 +179,18 @@ impl Follower {
 
     /// Every stdout line so far.
     pub fn lines(&self) -> Vec<String> {
+        self.timed_lines().into_iter().map(|(_, l)| l).collect()
+    }
+
+    /// Every stdout line so far with the moment it was read (a benchmark's clock).
+    pub fn timed_lines(&self) -> Vec<(Instant, String)> {
         self.lines.lock().unwrap().clone()
     }
 
     /// Every stderr line so far.
     pub fn errors(&self) -> Vec<String> {
-        self.errors.lock().unwrap().clone()
+        let errors = self.errors.lock().unwrap();
+        errors.iter().map(|(_, l)| l.clone()).collect()
     }
 
     /// The revision of the last `pushed rev N` line, if any.
@@ -289,13 +303,13 @@ pub fn pushed_rev(line: &str) -> Option<u64> {
         .ok()
 }
 
-fn collect(pipe: impl std::io::Read + Send + 'static) -> Arc<Mutex<Vec<String>>> {
+fn collect(pipe: impl std::io::Read + Send + 'static) -> Lines {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let kept = Arc::clone(&lines);
     std::thread::spawn(move || {
         for line in BufReader::new(pipe).lines() {
             let Ok(line) = line else { break };
-            kept.lock().unwrap().push(line);
+            kept.lock().unwrap().push((Instant::now(), line));
         }
     });
     lines
