@@ -206,3 +206,30 @@ fn a_cut_the_follower_has_not_pushed_is_durable_and_unanswered_until_it_has() {
     );
     assert_eq!(c.queue().unwrap().revision(), 4);
 }
+
+/// The follower writes its record and the fence without the queue lock, while writers run:
+/// a writer's sweep of leftover temp files under the lock leaves the follower's alone (it
+/// once removed the follower's temp record between its write and its rename).
+#[test]
+fn a_writers_sweep_leaves_the_followers_temp_files() {
+    let c = Checkout::genesis();
+    let git = |name: &str| c.paths.git_dir.join(name);
+    let followers = [".mosaic-queue.replicated.4242.tmp", ".mosaic-queue.adopted.4242.tmp"];
+    for name in followers {
+        c.disk.put(&git(name), b"the follower's, mid-write");
+    }
+    c.disk.put(&git(".mosaic-queue.head.4242.tmp"), b"a killed writer's");
+    let (doc, exit) = run(&c, note("jason-note-0007"));
+    assert_eq!(
+        (doc["text"].as_str(), exit),
+        (Some("ok jason-note-0007 rev 2 note 2"), 0)
+    );
+    assert_eq!(c.disk.get(&git(".mosaic-queue.head.4242.tmp")), None);
+    for name in followers {
+        assert_eq!(
+            c.disk.get(&git(name)).as_deref(),
+            Some(&b"the follower's, mid-write"[..]),
+            "{name}"
+        );
+    }
+}

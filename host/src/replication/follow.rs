@@ -68,6 +68,7 @@ pub fn follow(
     }
     let _running =
         follower::take(&paths).map_err(|why| Failure::refused(why).kind("follower-running"))?;
+    store::sweep_follower_temps(io, &paths);
     let repo = gix::open_opts(&paths.git_dir, gix::open::Options::isolated())
         .map_err(|e| Failure::failed(format!("cannot open the repository: {e}")))?;
     // Set up before the ref is looked at, so a write that lands meanwhile still wakes it.

@@ -30,8 +30,8 @@ use crate::exit::Exit;
 use crate::io::{self as fsio, FsKind, Io, Kind};
 
 pub use write::{
-    confirm_tail, create, install, leftover_temps, sweep_temps, write_durably, write_table,
-    write_whole,
+    confirm_tail, create, install, leftover_temps, sweep_follower_temps, sweep_temps,
+    write_durably, write_table, write_whole,
 };
 
 /// Why the store could not read or write.

@@ -20,31 +20,58 @@ use crate::io::{FileId, Io, Kind};
 /// Removes the temp files a killed writer left (`.<name>.<pid>.tmp` beside queue.json,
 /// QUEUE.md, the witness and the read view). Only the lock holder writes these, so under the
 /// lock every one of them is a leftover; a plain `git add docs/plans` would otherwise commit
-/// them. The lock's own temp files are left alone, as the contract says. Every locked path
-/// that writes calls it once: `write_durably` and `create` themselves, the others before they write.
+/// them. The lock's own temp files are left alone, as the contract says, and so are the
+/// follower's (its record and the fence), which it writes without the lock while writers run:
+/// it sweeps those itself (`sweep_follower_temps`). Every locked path that writes calls it
+/// once: `write_durably` and `create` themselves, the others before they write.
 pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
-    for path in leftover_temps(io, paths) {
+    for path in temps(io, paths, &[LOCKED_PLANS, LOCKED_GIT]) {
         let _ = io.remove(&path);
     }
 }
 
-/// The writers' temp files in the checkout now (`sweep_temps` removes them under the lock;
+/// Removes what a killed follower left of its own writes; run by the follower once it holds
+/// the follower's claim, so no other process writes these meanwhile (adopt, the other writer
+/// of the fence, refuses to run beside a follower).
+pub fn sweep_follower_temps(io: &dyn Io, paths: &Paths) {
+    for path in temps(io, paths, &[FOLLOWER_GIT]) {
+        let _ = io.remove(&path);
+    }
+}
+
+/// The writers' and the follower's temp files in the checkout now (the sweeps remove them;
 /// `doctor` only names them).
 pub fn leftover_temps(io: &dyn Io, paths: &Paths) -> Vec<PathBuf> {
-    let sets: [(&Path, &[&str]); 2] = [
-        (&paths.plans, &[".queue.json.", ".QUEUE.md."]),
-        (
-            &paths.git_dir,
-            &[
-                ".mosaic-queue.head.",
-                ".mosaic-queue.view.",
-                ".mosaic-queue.replicated.",
-                ".mosaic-queue.adopted.",
-            ],
-        ),
-    ];
+    temps(io, paths, &[LOCKED_PLANS, ALL_GIT])
+}
+
+/// Where a set of temp files lives (docs/plans or .git) and the prefixes of their names.
+type TempSet = (fn(&Paths) -> &Path, &'static [&'static str]);
+
+const LOCKED_PLANS: TempSet = (|p| &p.plans, &[".queue.json.", ".QUEUE.md."]);
+const LOCKED_GIT: TempSet = (
+    |p| &p.git_dir,
+    &[".mosaic-queue.head.", ".mosaic-queue.view."],
+);
+const FOLLOWER_GIT: TempSet = (
+    |p| &p.git_dir,
+    &[".mosaic-queue.replicated.", ".mosaic-queue.adopted."],
+);
+
+const ALL_GIT: TempSet = (
+    |p| &p.git_dir,
+    &[
+        ".mosaic-queue.head.",
+        ".mosaic-queue.view.",
+        ".mosaic-queue.replicated.",
+        ".mosaic-queue.adopted.",
+    ],
+);
+
+fn temps(io: &dyn Io, paths: &Paths, sets: &[TempSet]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for (dir, prefixes) in sets {
+        let dir = dir(paths);
         let mut names = io.list(dir).unwrap_or_default();
         names.sort();
         for name in names {
