@@ -7,7 +7,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use support::replica::{Follower, LIVE, Remote, adopt_lines, required_host, standby};
+use support::replica::{
+    Follower, LIVE, Remote, adopt_lines, adopt_within, required_noted, standby,
+};
 use support::{Repo, Snapshot, git, run_within};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -15,20 +17,7 @@ const WAIT: Duration = Duration::from_secs(60);
 /// A host under `required` with one more note pushed (rev 3) and its branch committed there,
 /// its follower stopped; and a standby cloned from it.
 fn pushed(name: &str, remote: &Remote) -> (Repo, Repo) {
-    let (host, follower) = required_host(name, remote);
-    let out = host.run(
-        &[
-            "note",
-            "1",
-            "pushed",
-            "--op",
-            "darkwing-note-2",
-            "--by",
-            "darkwing",
-        ],
-        &[],
-    );
-    assert_eq!(out.ok(), "ok darkwing-note-2 rev 3 note 1\n");
+    let (host, follower) = required_noted(name, remote);
     follower.kill();
     host.commit("the queue at rev 3");
     let standby = standby(&host, remote);
@@ -39,20 +28,7 @@ fn pushed(name: &str, remote: &Remote) -> (Repo, Repo) {
 #[track_caller]
 fn adopt_refused(standby: &Repo, remote: &Remote, code: i32, line: &str) {
     let before: Snapshot = standby.snapshot();
-    let out = run_within(
-        &standby.root,
-        &[
-            "adopt",
-            "--from",
-            &remote.url,
-            "--op",
-            "lead-adopt-1",
-            "--by",
-            "lead",
-        ],
-        &[],
-        WAIT,
-    );
+    let out = adopt_within(standby, remote, WAIT);
     assert_eq!(out.fails(code), format!("mosaic-queue: {line}"));
     standby.assert_unchanged(&before);
 }
@@ -308,20 +284,7 @@ fn a_tampered_queue_json_is_refused() {
 #[test]
 fn a_tampered_archive_is_refused() {
     let remote = Remote::path("hostile-archive");
-    let (host, follower) = required_host("hostile-archive", &remote);
-    let out = host.run(
-        &[
-            "note",
-            "1",
-            "kept",
-            "--op",
-            "darkwing-note-2",
-            "--by",
-            "darkwing",
-        ],
-        &[],
-    );
-    assert_eq!(out.ok(), "ok darkwing-note-2 rev 3 note 1\n");
+    let (host, follower) = required_noted("hostile-archive", &remote);
     let out = host.run(
         &[
             "archive",

@@ -8,7 +8,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mosaic_queue::io::seams::{ADOPT_STEPS, FOLLOW_STEPS};
-use support::replica::{Follower, LIVE, Remote, adopt_lines, fence_line, required_host, standby};
+use support::replica::{
+    Follower, LIVE, Remote, adopt_lines, adopt_within, fence_line, required_host, required_noted,
+    standby,
+};
 use support::{Repo, command, run_within};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -24,24 +27,11 @@ fn reached(steps: &[&str], step: &str, other: &str) -> bool {
 
 /// A host under `required` with one note acknowledged (rev 3), its follower still running.
 fn host_at_rev_3(name: &str, remote: &Remote) -> (Repo, Follower, Acked) {
-    let (host, follower) = required_host(name, remote);
+    let (host, follower) = required_noted(name, remote);
     let mut acked = vec![(
         "lead-replication-1".to_owned(),
         "ok lead-replication-1 rev 2 replication required".to_owned(),
     )];
-    let out = host.run(
-        &[
-            "note",
-            "1",
-            "pushed",
-            "--op",
-            "darkwing-note-2",
-            "--by",
-            "darkwing",
-        ],
-        &[],
-    );
-    assert_eq!(out.ok(), "ok darkwing-note-2 rev 3 note 1\n");
     acked.push((
         "darkwing-note-2".to_owned(),
         "ok darkwing-note-2 rev 3 note 1".to_owned(),
@@ -53,18 +43,7 @@ fn host_at_rev_3(name: &str, remote: &Remote) -> (Repo, Follower, Acked) {
 fn adopt(host: &Repo, standby: &Repo, remote: &Remote, revision: u64) -> String {
     let commit = remote.head(LIVE).expect("the ref exists");
     assert_eq!(remote.revision_of(&commit), revision, "the ref's head");
-    let out = standby.run(
-        &[
-            "adopt",
-            "--from",
-            &remote.url,
-            "--op",
-            "lead-adopt-1",
-            "--by",
-            "lead",
-        ],
-        &[],
-    );
+    let out = adopt_within(standby, remote, WAIT);
     assert_eq!(
         out.ok(),
         adopt_lines(host, standby, remote, "lead-adopt-1", revision, &commit)

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use support::replica::{Follower, LIVE, Remote, required_host, standby};
+use support::replica::{Follower, LIVE, Remote, adopt_within, required_host, standby};
 use support::{Repo, command, run_within};
 
 const SEATS: usize = 8;
@@ -213,20 +213,7 @@ fn soak(host: &Repo, remote: &Remote, follower: Follower) -> Soak {
 /// at the revision its receipt named. Answers the acknowledged ops it lacks.
 fn adopted(host: &Repo, remote: &Remote, soak: &Soak) -> (Repo, Vec<String>) {
     let standby = standby(host, remote);
-    let out = run_within(
-        &standby.root,
-        &[
-            "adopt",
-            "--from",
-            &remote.url,
-            "--op",
-            "lead-adopt-1",
-            "--by",
-            "lead",
-        ],
-        &[],
-        WAIT,
-    );
+    let out = adopt_within(&standby, remote, WAIT);
     let printed = out.ok();
     assert!(
         printed.starts_with(&format!(

@@ -339,6 +339,39 @@ pub fn required_host(name: &str, remote: &Remote) -> (Repo, Follower) {
     (host, follower)
 }
 
+/// `required_host`, then one note by darkwing acknowledged at rev 3 with the follower running.
+pub fn required_noted(name: &str, remote: &Remote) -> (Repo, Follower) {
+    let (host, follower) = required_host(name, remote);
+    let out = host.run(
+        &[
+            "note",
+            "1",
+            "pushed",
+            "--op",
+            "darkwing-note-2",
+            "--by",
+            "darkwing",
+        ],
+        &[],
+    );
+    assert_eq!(out.ok(), "ok darkwing-note-2 rev 3 note 1\n");
+    (host, follower)
+}
+
+/// `adopt --from` the remote in `standby` by the lead (op `lead-adopt-1`), within `wait`.
+pub fn adopt_within(standby: &Repo, remote: &Remote, wait: Duration) -> Out {
+    let args = [
+        "adopt",
+        "--from",
+        &remote.url,
+        "--op",
+        "lead-adopt-1",
+        "--by",
+        "lead",
+    ];
+    crate::run_within(&standby.root, &args, &[], wait)
+}
+
 /// The two lines a fresh adopt of `revision` (commit `commit`) of `host` prints in `standby`.
 pub fn adopt_lines(
     host: &Repo,
