@@ -255,20 +255,7 @@ fn a_tampered_queue_json_is_refused() {
         ]);
     });
     let before = standby.snapshot();
-    let out = run_within(
-        &standby.root,
-        &[
-            "adopt",
-            "--from",
-            &remote.url,
-            "--op",
-            "lead-adopt-1",
-            "--by",
-            "lead",
-        ],
-        &[],
-        WAIT,
-    );
+    let out = adopt_within(&standby, &remote, WAIT);
     let line = out.fails(2);
     let start = format!(
         "mosaic-queue: the ref cannot be adopted: commit {}: its docs/plans/queue.json does not verify: ",

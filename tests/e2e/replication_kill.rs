@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use mosaic_queue::io::seams::{ADOPT_STEPS, FOLLOW_STEPS};
 use support::replica::{
-    Follower, LIVE, Remote, adopt_lines, adopt_within, fence_line, required_host, required_noted,
-    standby,
+    Follower, LIVE, Remote, adopt_lines, adopt_within, assert_no_op_twice, fence_line,
+    required_host, required_noted, standby,
 };
 use support::{Repo, command, run_within};
 
@@ -57,11 +57,8 @@ fn adopt(host: &Repo, standby: &Repo, remote: &Remote, revision: u64) -> String 
 fn after_adopt(host: &Repo, standby: &Repo, remote: &Remote, revision: u64, acked: &Acked) {
     let queue = standby.queue();
     let log = queue["log"].as_array().unwrap();
+    assert_no_op_twice(standby);
     let ops = standby.ops();
-    let mut distinct = ops.clone();
-    distinct.sort();
-    distinct.dedup();
-    assert_eq!(distinct.len(), ops.len(), "no op twice: {ops:?}");
     for (op, receipt) in acked {
         let entry = log
             .iter()

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use support::replica::{Follower, LIVE, Remote, adopt_within, required_host, standby};
+use support::replica::{
+    Follower, LIVE, Remote, adopt_within, assert_no_op_twice, required_host, standby,
+};
 use support::{Repo, command, run_within};
 
 const SEATS: usize = 8;
@@ -230,11 +232,7 @@ fn adopted(host: &Repo, remote: &Remote, soak: &Soak) -> (Repo, Vec<String>) {
     );
     let queue = standby.queue();
     let log = queue["log"].as_array().unwrap();
-    let ops = standby.ops();
-    let mut distinct = ops.clone();
-    distinct.sort();
-    distinct.dedup();
-    assert_eq!(distinct.len(), ops.len(), "no op twice");
+    assert_no_op_twice(&standby);
     let mut missing = Vec::new();
     for attempt in &soak.attempts {
         let Some(rev) = attempt.acked_rev() else {

@@ -358,6 +358,16 @@ pub fn required_noted(name: &str, remote: &Remote) -> (Repo, Follower) {
     (host, follower)
 }
 
+/// Asserts that no op is in `repo`'s log twice.
+#[track_caller]
+pub fn assert_no_op_twice(repo: &Repo) {
+    let ops = repo.ops();
+    let mut distinct = ops.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), ops.len(), "no op twice: {ops:?}");
+}
+
 /// `adopt --from` the remote in `standby` by the lead (op `lead-adopt-1`), within `wait`.
 pub fn adopt_within(standby: &Repo, remote: &Remote, wait: Duration) -> Out {
     let args = [
