@@ -214,11 +214,15 @@ fn a_cut_the_follower_has_not_pushed_is_durable_and_unanswered_until_it_has() {
 fn a_writers_sweep_leaves_the_followers_temp_files() {
     let c = Checkout::genesis();
     let git = |name: &str| c.paths.git_dir.join(name);
-    let followers = [".mosaic-queue.replicated.4242.tmp", ".mosaic-queue.adopted.4242.tmp"];
+    let followers = [
+        ".mosaic-queue.replicated.4242.tmp",
+        ".mosaic-queue.adopted.4242.tmp",
+    ];
     for name in followers {
         c.disk.put(&git(name), b"the follower's, mid-write");
     }
-    c.disk.put(&git(".mosaic-queue.head.4242.tmp"), b"a killed writer's");
+    c.disk
+        .put(&git(".mosaic-queue.head.4242.tmp"), b"a killed writer's");
     let (doc, exit) = run(&c, note("jason-note-0007"));
     assert_eq!(
         (doc["text"].as_str(), exit),
