@@ -177,22 +177,41 @@ fn lag_at(host: &mut Host, follower: &Follower, rate: u32, count: usize) -> (Vec
     (lags, pushes)
 }
 
-/// One `git push` of a commit of its own (the branch's tree, a new message) from the checkout
-/// to a scratch ref on the same remote, over the same ssh: the connection and negotiation the
-/// follower's push makes, without the follower's round.
+/// One `git push` of a commit of its own from the checkout to a scratch ref on the same
+/// remote, over the same ssh: the branch's tree with queue.json as it stands now and one line
+/// more (a new blob of a revision's size, which git sends as a delta of one the remote holds),
+/// the connection, negotiation and pack the follower's push makes, without the follower's round.
 fn one_push(host: &Host, n: usize) -> Duration {
-    let tree = git(&host.root, &["rev-parse", "HEAD^{tree}"]);
+    let queue = host.root.join("docs/plans/queue.json");
+    let mut bytes = std::fs::read(&queue).expect("read queue.json");
+    bytes.extend_from_slice(format!("bench push {n}\n").as_bytes());
+    let scratch = host.root.join(".git/bench-push");
+    std::fs::write(&scratch, &bytes).expect("write the push's blob");
+    let blob = git(&host.root, &["hash-object", "-w", ".git/bench-push"]);
+    // A tree of its own through an index of its own, so the checkout's index is untouched.
+    let index = host.root.join(".git/bench-push-index");
+    let with_index = |args: &[&str]| {
+        let out = cleared(Command::new("git"))
+            .args(args)
+            .env("GIT_INDEX_FILE", &index)
+            .current_dir(&host.root)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "bench bug: git {args:?} failed");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    with_index(&["read-tree", "HEAD"]);
+    with_index(&[
+        "update-index",
+        "--cacheinfo",
+        &format!("100644,{blob},docs/plans/queue.json"),
+    ]);
+    let tree = with_index(&["write-tree"]);
     let head = git(&host.root, &["rev-parse", "HEAD"]);
+    let message = format!("bench push {n}");
     let commit = git(
         &host.root,
-        &[
-            "commit-tree",
-            &tree,
-            "-p",
-            &head,
-            "-m",
-            &format!("bench push {n}"),
-        ],
+        &["commit-tree", &tree, "-p", &head, "-m", &message],
     );
     let t = Instant::now();
     git(
