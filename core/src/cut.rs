@@ -208,7 +208,9 @@ pub(crate) fn compact_sha(entry: &Entry) -> String {
 /// `after` at C, and named by no entry of the window after C (so every window entry replays
 /// against the epoch state as it did against the whole one). Ascending.
 pub(crate) fn archived_rows(at_cut: &State, window: &[Entry]) -> Vec<u64> {
-    let mut named: BTreeSet<u64> = window.iter().flat_map(|e| e.args.rows_named()).collect();
+    // Extended rather than collected: `collect()` compiles a sort for its iterator alone.
+    let mut named = BTreeSet::new();
+    named.extend(window.iter().flat_map(|e| e.args.rows_named()));
     named.extend(at_cut.rows.iter().flat_map(|r| r.after.iter().copied()));
     let mut out: Vec<u64> = at_cut
         .rows

@@ -21,12 +21,13 @@ impl Done {
         if rows.iter().all(|r| r.after.is_empty()) {
             return Done(BTreeSet::new());
         }
-        Done(
-            rows.iter()
-                .filter(|r| r.status == Status::Done)
-                .map(|r| r.id)
-                .collect(),
-        )
+        // Inserted one by one rather than collected: `collect()` would compile a sort and a
+        // bulk builder for this iterator alone, and a queue's rows are few.
+        let mut done = BTreeSet::new();
+        for r in rows.iter().filter(|r| r.status == Status::Done) {
+            done.insert(r.id);
+        }
+        Done(done)
     }
 
     /// The rows `row` still waits on, in its order.
