@@ -4,7 +4,7 @@
 
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -258,15 +258,28 @@ pub(crate) fn epoch_entry(
     });
     let kept = |id: &u64| archived.binary_search(id).is_err();
     let rows: Vec<_> = state.rows.iter().filter(|r| kept(&r.id)).cloned().collect();
-    let mut manifests: Vec<(u64, String)> = rows
+    // Per opening revision, the least manifest text, in revision order (what sorting the
+    // pairs and keeping each revision's first gave), through the map type the move reasons
+    // use rather than a sort compiled for these pairs alone.
+    let mut least: BTreeMap<u64, String> = BTreeMap::new();
+    let opened = rows
         .iter()
         .filter_map(|r| r.review.as_ref())
         .flat_map(|rv| rv.rounds.iter())
-        .filter(|round| round.manifest.is_none() && round.opened_rev <= rev)
-        .filter_map(|round| Some((round.opened_rev, manifest_of(file, round)?.to_owned())))
-        .collect();
-    manifests.sort_unstable();
-    manifests.dedup_by_key(|m| m.0);
+        .filter(|round| round.manifest.is_none() && round.opened_rev <= rev);
+    for round in opened {
+        let Some(text) = manifest_of(file, round) else {
+            continue;
+        };
+        match least.get_mut(&round.opened_rev) {
+            Some(kept) if kept.as_str() <= text => {}
+            Some(kept) => *kept = text.to_owned(),
+            None => {
+                least.insert(round.opened_rev, text.to_owned());
+            }
+        }
+    }
+    let manifests: Vec<(u64, String)> = least.into_iter().collect();
     let args = EpochArgs {
         epoch,
         digest: hex(&digest),
