@@ -145,12 +145,20 @@ function owner(name) {
   return generic >= 0 ? s.slice(0, generic) : s;
 }
 
+// Whether a function is an impl of a serde trait for a type of `crate`, or nested in one (a
+// derived visitor), in either spelling rustc demangles to (`_::<impl Trait for Type>` or
+// `<Type as Trait>`).
+function serdeOf(crate, name) {
+  return new RegExp(`_::<impl serde_core::(de|ser)::\\w+ for ${crate}::`).test(name) ||
+    new RegExp(`^<+${crate}::[^ ]* as serde_core::(de|ser)::\\w+>`).test(name);
+}
+
 // The parts, first match wins. Each is [label, test on the cleaned name, test on its owner].
 const core = 'mosaic_queue_core::';
 const inCore = (...mods) => (_, o) => mods.some((m) => o.startsWith(core + m + '::') || o === core + m);
 const PARTS = [
-  ['serde-derived code, the core\'s types', (n) => /_::<impl serde_core::(de|ser)::(Deserialize|Serialize) for mosaic_queue_core::/.test(n)],
-  ['serde-derived code, the wasm crate\'s types', (n) => /_::<impl serde_core::(de|ser)::(Deserialize|Serialize) for mosaic_queue_wasm::/.test(n)],
+  ['serde code of the core\'s types (derived and hand-written)', (n) => serdeOf('mosaic_queue_core', n)],
+  ['serde code of the wasm crate\'s types', (n) => serdeOf('mosaic_queue_wasm', n)],
   ['serde_json\'s reader', (_, o) => /^serde_json::(de|read)(::|$)/.test(o)],
   ['serde_json\'s writer', (_, o) => /^serde_json::ser(::|$)/.test(o)],
   ['serde_json\'s Value and errors', (_, o) => o.startsWith('serde_json::')],
