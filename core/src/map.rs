@@ -282,15 +282,17 @@ fn by_line(added: Vec<LineChange>, removed: Vec<LineChange>) -> Vec<LineChange> 
 /// The rows whose piece, owner or issues differ between the map and the current table, and
 /// the rows only one of them holds.
 fn row_drift(map: &Map, current_md: &str) -> Vec<RowDrift> {
-    // Inserted rather than collected (`collect()` compiles a sort for its iterator alone); a
-    // later row with the same id replaces an earlier one either way.
-    let mut current: BTreeMap<u64, MapRow> = BTreeMap::new();
-    for (_, r) in parse_table(current_md).unwrap_or_default() {
-        current.insert(r.id, r);
+    // Each id to the place of its last row in the table, a later row replacing an earlier
+    // one: a map of the type the queue's row index has, so no B-tree is compiled for rows.
+    let table = parse_table(current_md).unwrap_or_default();
+    let mut current: BTreeMap<u64, usize> = BTreeMap::new();
+    for (i, (_, r)) in table.iter().enumerate() {
+        current.insert(r.id, i);
     }
+    let row = |i: &usize| &table[*i].1;
     let mut rows = Vec::new();
     for m in &map.rows {
-        match current.get(&m.id) {
+        match current.get(&m.id).map(row) {
             Some(t) => fields_drift(m, t, &mut rows),
             None => rows.push(RowDrift {
                 id: m.id,
@@ -300,13 +302,13 @@ fn row_drift(map: &Map, current_md: &str) -> Vec<RowDrift> {
             }),
         }
     }
-    for (id, t) in &current {
+    for (id, i) in &current {
         if !map.rows.iter().any(|m| m.id == *id) {
             rows.push(RowDrift {
                 id: *id,
                 field: "row",
                 map: String::from("(missing)"),
-                table: t.piece.clone(),
+                table: row(i).piece.clone(),
             });
         }
     }
