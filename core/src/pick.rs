@@ -295,11 +295,16 @@ impl Candidates {
 
     /// The positions of the rows `ids` names, without repeats; notes an id with no row.
     fn positions(&mut self, pos: &BTreeMap<u64, usize>, ids: &[u64]) -> Vec<usize> {
-        let mut out: Vec<usize> = ids.iter().filter_map(|id| pos.get(id).copied()).collect();
+        // Sorted as u64, the type the core sorts ids in, so that no sort is compiled for
+        // usize alone; a position always fits both ways.
+        let mut out: Vec<u64> = ids
+            .iter()
+            .filter_map(|id| pos.get(id).map(|&p| p as u64))
+            .collect();
         self.dangling |= out.len() < ids.len();
         out.sort_unstable();
         out.dedup();
-        out
+        out.into_iter().map(|p| p as usize).collect()
     }
 
     /// How many of `ids` are not done rows, each id counted once.
