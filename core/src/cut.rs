@@ -4,7 +4,7 @@
 
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -208,14 +208,16 @@ pub(crate) fn compact_sha(entry: &Entry) -> String {
 /// `after` at C, and named by no entry of the window after C (so every window entry replays
 /// against the epoch state as it did against the whole one). Ascending.
 pub(crate) fn archived_rows(at_cut: &State, window: &[Entry]) -> Vec<u64> {
-    // Extended rather than collected: `collect()` compiles a sort for its iterator alone.
-    let mut named = BTreeSet::new();
-    named.extend(window.iter().flat_map(|e| e.args.rows_named()));
+    // A sorted list rather than a set: ids are sorted everywhere in the core, and a set of
+    // them would be a B-tree compiled for this alone.
+    let mut named: Vec<u64> = window.iter().flat_map(|e| e.args.rows_named()).collect();
     named.extend(at_cut.rows.iter().flat_map(|r| r.after.iter().copied()));
+    named.sort_unstable();
+    named.dedup();
     let mut out: Vec<u64> = at_cut
         .rows
         .iter()
-        .filter(|r| !r.status.is_open() && !named.contains(&r.id))
+        .filter(|r| !r.status.is_open() && named.binary_search(&r.id).is_err())
         .filter(|r| {
             r.review.as_ref().is_none_or(|rv| {
                 rv.rounds

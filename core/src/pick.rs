@@ -14,18 +14,22 @@ use crate::liveness::{Claim, Judged, Liveness, Signs, judge};
 use crate::model::{Row, Status};
 
 /// The rows that are done, for dependency checks; empty (and free) when no row waits on any.
-pub struct Done(BTreeSet<u64>);
+/// Each done row's id to its place: the row index's map type, so that no set of ids is
+/// compiled apart.
+pub struct Done(BTreeMap<u64, usize>);
 
 impl Done {
     pub fn of(rows: &[Row]) -> Done {
         if rows.iter().all(|r| r.after.is_empty()) {
-            return Done(BTreeSet::new());
+            return Done(BTreeMap::new());
         }
         // Inserted one by one rather than collected: `collect()` would compile a sort and a
         // bulk builder for this iterator alone, and a queue's rows are few.
-        let mut done = BTreeSet::new();
-        for r in rows.iter().filter(|r| r.status == Status::Done) {
-            done.insert(r.id);
+        let mut done = BTreeMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            if r.status == Status::Done {
+                done.insert(r.id, i);
+            }
         }
         Done(done)
     }
@@ -35,12 +39,12 @@ impl Done {
         row.after
             .iter()
             .copied()
-            .filter(|id| !self.0.contains(id))
+            .filter(|id| !self.0.contains_key(id))
             .collect()
     }
 
     fn ready(&self, row: &Row) -> bool {
-        row.after.iter().all(|id| self.0.contains(id))
+        row.after.iter().all(|id| self.0.contains_key(id))
     }
 }
 
