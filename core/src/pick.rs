@@ -142,8 +142,10 @@ pub(crate) struct Candidates {
     filed: Vec<Slot>,
     /// `(dependency, dependent)`, by position.
     dependents: BTreeSet<(usize, usize)>,
-    /// Each seat that owns a row, with its index in `own`.
-    seats: BTreeMap<String, usize>,
+    /// Each seat that owns a row, with its index in `own`, in name order: a sorted list
+    /// searched by halves rather than a B-tree keyed by `String`, which would be compiled for
+    /// this alone.
+    seats: Vec<(String, usize)>,
     /// By seat: its ready in-progress rows, then its ready queued rows.
     own: Vec<[BTreeSet<usize>; 2]>,
     /// The ready queued rows nobody owns.
@@ -225,7 +227,7 @@ impl Candidates {
         while let Some(d) = self.dirty.pop() {
             self.refresh(rows, d);
         }
-        let own = self.seats.get(seat).map(|&s| &self.own[s]);
+        let own = self.seat_at(seat).ok().map(|i| &self.own[self.seats[i].1]);
         own.and_then(|[held, queued]| held.first().or(queued.first()))
             .or(self.free.first())
             .copied()
@@ -288,13 +290,20 @@ impl Candidates {
     }
 
     fn seat(&mut self, name: &str) -> usize {
-        if let Some(&s) = self.seats.get(name) {
-            return s;
+        match self.seat_at(name) {
+            Ok(i) => self.seats[i].1,
+            Err(i) => {
+                let s = self.own.len();
+                self.own.push(Default::default());
+                self.seats.insert(i, (String::from(name), s));
+                s
+            }
         }
-        let s = self.own.len();
-        self.own.push(Default::default());
-        self.seats.insert(String::from(name), s);
-        s
+    }
+
+    /// Where `name` stands in `seats`, or where it would.
+    fn seat_at(&self, name: &str) -> Result<usize, usize> {
+        self.seats.binary_search_by(|(n, _)| n.as_str().cmp(name))
     }
 
     /// The positions of the rows `ids` names, without repeats; notes an id with no row.
