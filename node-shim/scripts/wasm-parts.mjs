@@ -3,7 +3,7 @@
 // the names of its name section, and prints the code grouped into the parts of this project
 // (serde's derived code, the readers, replay, the cut, leases, the standard library...).
 //
-// usage: node scripts/wasm-parts.mjs FILE [--modules] [--top N]
+// usage: node node-shim/scripts/wasm-parts.mjs FILE [--modules] [--top N]
 //   FILE       a module built with its name section (docs/migration.md says how)
 //   --modules  group by module path (crate::module::module) instead of by part
 //   --top N    also list the N largest functions
@@ -17,7 +17,7 @@ const byModule = args.includes('--modules');
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 0;
 if (!file || !Number.isInteger(top) || top < 0) {
-  process.stderr.write('usage: node scripts/wasm-parts.mjs FILE [--modules] [--top N]\n');
+  process.stderr.write('usage: node node-shim/scripts/wasm-parts.mjs FILE [--modules] [--top N]\n');
   process.exit(4);
 }
 
@@ -153,7 +153,8 @@ function serdeOf(crate, name) {
     new RegExp(`^<+${crate}::[^ ]* as serde_core::(de|ser)::\\w+>`).test(name);
 }
 
-// The parts, first match wins. Each is [label, test on the cleaned name, test on its owner].
+// The parts, first match wins: each is [label, test], the test given the cleaned name and its
+// owner.
 const core = 'mosaic_queue_core::';
 const inCore = (...mods) => (_, o) => mods.some((m) => o.startsWith(core + m + '::') || o === core + m);
 const PARTS = [
@@ -162,7 +163,7 @@ const PARTS = [
   ['serde_json\'s reader', (_, o) => /^serde_json::(de|read)(::|$)/.test(o)],
   ['serde_json\'s writer', (_, o) => /^serde_json::ser(::|$)/.test(o)],
   ['serde_json\'s Value and errors', (_, o) => o.startsWith('serde_json::')],
-  ['serde\'s own impls and helpers', (_, o) => /^serde(_core)?::/.test(o) || /^serde(_core)?::/.test(_)],
+  ['serde\'s own impls and helpers', (n, o) => /^serde(_core)?::/.test(o) || /^serde(_core)?::/.test(n)],
   ['core: the strict reader', inCore('reader')],
   ['core: canonical JSON', inCore('canon', 'file', 'body')],
   ['core: errors and their text', inCore('error')],
