@@ -225,7 +225,7 @@ else
   echo "the fuzz step needs a nightly toolchain: rustup toolchain install nightly" >&2
   exit 1
 fi
-step "the Node module: wasm-pack, profile wasm-release, then binaryen's wasm-opt -Oz"
+step "the Node module: wasm-pack, profile wasm-release, then binaryen's wasm-opt -Oz; both modules' sizes"
 wasm-pack build wasm --target nodejs --profile wasm-release --out-dir ../node-shim/pkg
 # wasm-pack writes pkg/.gitignore holding `*`, which npm pack also obeys: the package would
 # ship without its module. The repository's own .gitignore keeps pkg/ out of git.
@@ -236,6 +236,13 @@ rm -f node-shim/pkg/.gitignore
 module=node-shim/pkg/mosaic_queue_wasm_bg.wasm
 "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue "$module" -o "$module"
+# Both wasm modules against their size budgets (tests/wasm-size.sh holds them): first the check
+# itself, on files at and one byte over each budget; then the Node module just built, and the
+# sandbox module that the test stage's build of host/module made (or MOSAIC_SANDBOX_WASM names).
+tests/wasm-size.sh self-test
+tests/wasm-size.sh sandbox \
+  "${MOSAIC_SANDBOX_WASM:-$target_dir/sandbox-wasm/wasm32-unknown-unknown/release/mosaic_queue_wasm.wasm}"
+tests/wasm-size.sh node "$module"
 step "node-shim: node --test, against the shipped binary the smoke stage built"
 # The Node face drives the binary a user installs, so its tests run that one, not the test
 # build with the seams.

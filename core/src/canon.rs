@@ -21,7 +21,36 @@ pub fn to_canonical<T: Serialize>(value: &T) -> Vec<u8> {
 
 /// Compact serialization (`JSON.stringify(v)`), used for digests of single entries.
 pub(crate) fn write_compact<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    #[cfg(not(target_family = "wasm"))]
     out.extend(serde_json::to_vec(value).expect("model types always serialize"));
+    // In wasm, the canonical text with its layout taken out: the same bytes, and every schema
+    // type's serializer compiled once (for the pretty layout) instead of twice.
+    #[cfg(target_family = "wasm")]
+    squeeze(
+        &serde_json::to_vec_pretty(value).expect("model types always serialize"),
+        out,
+    );
+}
+
+/// Appends `pretty` without the whitespace between its tokens. serde_json escapes every
+/// control character inside a string, so a newline is always layout, and a space is layout
+/// exactly when it stands outside a string.
+#[cfg(any(test, target_family = "wasm"))]
+fn squeeze(pretty: &[u8], out: &mut Vec<u8>) {
+    out.reserve(pretty.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in pretty {
+        if in_string {
+            in_string = escaped || b != b'"';
+            escaped = !escaped && b == b'\\';
+        } else if b == b' ' || b == b'\n' {
+            continue;
+        } else {
+            in_string = b == b'"';
+        }
+        out.push(b);
+    }
 }
 
 /// Parses any canonical document (queue file, witness, lock) and checks its bytes. The strict
@@ -270,6 +299,31 @@ mod tests {
             parse_canonical::<Doc>(negative),
             Err(CanonError::UnsafeInteger { .. })
         ));
+    }
+
+    #[test]
+    fn squeezed_canonical_text_is_the_compact_serialization() {
+        let docs = [
+            Doc {
+                a: 1,
+                b: vec![],
+                c: None,
+            },
+            Doc {
+                a: 9007199254740991,
+                b: vec![
+                    String::from(" a \" b "),
+                    String::from("\\"),
+                    String::from("x\n\""),
+                ],
+                c: Some(String::from("é\u{1}\"\\\t : , [ ] { }")),
+            },
+        ];
+        for doc in &docs {
+            let mut squeezed = Vec::new();
+            squeeze(&to_canonical(doc), &mut squeezed);
+            assert_eq!(squeezed, serde_json::to_vec(doc).unwrap());
+        }
     }
 
     #[test]

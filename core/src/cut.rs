@@ -4,7 +4,7 @@
 
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -208,12 +208,16 @@ pub(crate) fn compact_sha(entry: &Entry) -> String {
 /// `after` at C, and named by no entry of the window after C (so every window entry replays
 /// against the epoch state as it did against the whole one). Ascending.
 pub(crate) fn archived_rows(at_cut: &State, window: &[Entry]) -> Vec<u64> {
-    let mut named: BTreeSet<u64> = window.iter().flat_map(|e| e.args.rows_named()).collect();
+    // A sorted list rather than a set: ids are sorted everywhere in the core, and a set of
+    // them would be a B-tree compiled for this alone.
+    let mut named: Vec<u64> = window.iter().flat_map(|e| e.args.rows_named()).collect();
     named.extend(at_cut.rows.iter().flat_map(|r| r.after.iter().copied()));
+    named.sort_unstable();
+    named.dedup();
     let mut out: Vec<u64> = at_cut
         .rows
         .iter()
-        .filter(|r| !r.status.is_open() && !named.contains(&r.id))
+        .filter(|r| !r.status.is_open() && named.binary_search(&r.id).is_err())
         .filter(|r| {
             r.review.as_ref().is_none_or(|rv| {
                 rv.rounds
@@ -256,15 +260,28 @@ pub(crate) fn epoch_entry(
     });
     let kept = |id: &u64| archived.binary_search(id).is_err();
     let rows: Vec<_> = state.rows.iter().filter(|r| kept(&r.id)).cloned().collect();
-    let mut manifests: Vec<(u64, String)> = rows
+    // Per opening revision, the least manifest text, in revision order (what sorting the
+    // pairs and keeping each revision's first gave), through the map type the move reasons
+    // use rather than a sort compiled for these pairs alone.
+    let mut least: BTreeMap<u64, String> = BTreeMap::new();
+    let opened = rows
         .iter()
         .filter_map(|r| r.review.as_ref())
         .flat_map(|rv| rv.rounds.iter())
-        .filter(|round| round.manifest.is_none() && round.opened_rev <= rev)
-        .filter_map(|round| Some((round.opened_rev, manifest_of(file, round)?.to_owned())))
-        .collect();
-    manifests.sort_unstable();
-    manifests.dedup_by_key(|m| m.0);
+        .filter(|round| round.manifest.is_none() && round.opened_rev <= rev);
+    for round in opened {
+        let Some(text) = manifest_of(file, round) else {
+            continue;
+        };
+        match least.get_mut(&round.opened_rev) {
+            Some(kept) if kept.as_str() <= text => {}
+            Some(kept) => *kept = text.to_owned(),
+            None => {
+                least.insert(round.opened_rev, text.to_owned());
+            }
+        }
+    }
+    let manifests: Vec<(u64, String)> = least.into_iter().collect();
     let args = EpochArgs {
         epoch,
         digest: hex(&digest),

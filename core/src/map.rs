@@ -230,42 +230,69 @@ fn line_changes(source_md: &str, current_md: &str) -> Vec<LineChange> {
     for (_, l) in &old {
         *counts.entry(l.as_str()).or_default() += 1;
     }
-    let mut lines = Vec::new();
+    let mut added = Vec::new();
     for (n, l) in &new {
         match counts.get_mut(l.as_str()) {
             Some(c) if *c > 0 => *c -= 1,
-            _ => lines.push(LineChange {
+            _ => added.push(LineChange {
                 added: true,
                 line: *n,
                 text: l.clone(),
             }),
         }
     }
+    let mut removed = Vec::new();
     for (n, l) in old.iter().rev() {
         if let Some(c) = counts.get_mut(l.as_str()).filter(|c| **c > 0) {
             *c -= 1;
-            lines.push(LineChange {
+            removed.push(LineChange {
                 added: false,
                 line: *n,
                 text: l.clone(),
             });
         }
     }
-    lines.sort_by_key(|c| (c.line, c.added));
-    lines
+    removed.reverse();
+    by_line(added, removed)
+}
+
+/// Added and removed lines, each in line order, merged into one list in line order, a removed
+/// line before an added one at the same number: what a sort by `(line, added)` gives, without
+/// compiling a sort for this type.
+fn by_line(added: Vec<LineChange>, removed: Vec<LineChange>) -> Vec<LineChange> {
+    let mut lines = Vec::with_capacity(added.len() + removed.len());
+    let mut added = added.into_iter().peekable();
+    let mut removed = removed.into_iter().peekable();
+    loop {
+        let take_removed = match (removed.peek(), added.peek()) {
+            (Some(r), Some(a)) => r.line <= a.line,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return lines,
+        };
+        let next = if take_removed {
+            removed.next()
+        } else {
+            added.next()
+        };
+        lines.extend(next);
+    }
 }
 
 /// The rows whose piece, owner or issues differ between the map and the current table, and
 /// the rows only one of them holds.
 fn row_drift(map: &Map, current_md: &str) -> Vec<RowDrift> {
-    let current: BTreeMap<u64, MapRow> = parse_table(current_md)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(_, r)| (r.id, r))
-        .collect();
+    // Each id to the place of its last row in the table, a later row replacing an earlier
+    // one: a map of the type the queue's row index has, so no B-tree is compiled for rows.
+    let table = parse_table(current_md).unwrap_or_default();
+    let mut current: BTreeMap<u64, usize> = BTreeMap::new();
+    for (i, (_, r)) in table.iter().enumerate() {
+        current.insert(r.id, i);
+    }
+    let row = |i: &usize| &table[*i].1;
     let mut rows = Vec::new();
     for m in &map.rows {
-        match current.get(&m.id) {
+        match current.get(&m.id).map(row) {
             Some(t) => fields_drift(m, t, &mut rows),
             None => rows.push(RowDrift {
                 id: m.id,
@@ -275,13 +302,13 @@ fn row_drift(map: &Map, current_md: &str) -> Vec<RowDrift> {
             }),
         }
     }
-    for (id, t) in &current {
+    for (id, i) in &current {
         if !map.rows.iter().any(|m| m.id == *id) {
             rows.push(RowDrift {
                 id: *id,
                 field: "row",
                 map: String::from("(missing)"),
-                table: t.piece.clone(),
+                table: row(i).piece.clone(),
             });
         }
     }
@@ -327,6 +354,27 @@ mod tests {
     use alloc::vec;
 
     const MAP: &str = "# Migration map\n\nsource: docs/plans/QUEUE.md blob 0123456789abcdef0123456789abcdef01234567\n\n| # | Piece | Owner | Status | Gate | Issues | Note |\n|---|---|---|---|---|---|---|\n| 1 | Queue as data | darkwing | in-progress | jason | #1508 | |\n| 2 | Pipes \\| and more | — | queued | - | #14, #12 | piece D |\n\nTrailing prose.\n";
+
+    #[test]
+    fn by_line_orders_as_a_sort_by_line_then_added() {
+        let change = |added, line| LineChange {
+            added,
+            line,
+            text: alloc::format!("{line} {added}"),
+        };
+        let added = vec![
+            change(true, 1),
+            change(true, 3),
+            change(true, 4),
+            change(true, 9),
+        ];
+        let removed = vec![change(false, 2), change(false, 3), change(false, 9)];
+        let mut sorted: Vec<LineChange> = added.iter().chain(&removed).cloned().collect();
+        sorted.sort_by_key(|c| (c.line, c.added));
+        assert_eq!(by_line(added.clone(), removed.clone()), sorted);
+        assert_eq!(by_line(added.clone(), Vec::new()), added);
+        assert_eq!(by_line(Vec::new(), removed.clone()), removed);
+    }
 
     #[test]
     fn parses_rows_and_source() {

@@ -14,19 +14,24 @@ use crate::liveness::{Claim, Judged, Liveness, Signs, judge};
 use crate::model::{Row, Status};
 
 /// The rows that are done, for dependency checks; empty (and free) when no row waits on any.
-pub struct Done(BTreeSet<u64>);
+/// Each done row's id to its place: the row index's map type, so that no set of ids is
+/// compiled apart.
+pub struct Done(BTreeMap<u64, usize>);
 
 impl Done {
     pub fn of(rows: &[Row]) -> Done {
         if rows.iter().all(|r| r.after.is_empty()) {
-            return Done(BTreeSet::new());
+            return Done(BTreeMap::new());
         }
-        Done(
-            rows.iter()
-                .filter(|r| r.status == Status::Done)
-                .map(|r| r.id)
-                .collect(),
-        )
+        // Inserted one by one rather than collected: `collect()` would compile a sort and a
+        // bulk builder for this iterator alone, and a queue's rows are few.
+        let mut done = BTreeMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            if r.status == Status::Done {
+                done.insert(r.id, i);
+            }
+        }
+        Done(done)
     }
 
     /// The rows `row` still waits on, in its order.
@@ -34,12 +39,12 @@ impl Done {
         row.after
             .iter()
             .copied()
-            .filter(|id| !self.0.contains(id))
+            .filter(|id| !self.0.contains_key(id))
             .collect()
     }
 
     fn ready(&self, row: &Row) -> bool {
-        row.after.iter().all(|id| self.0.contains(id))
+        row.after.iter().all(|id| self.0.contains_key(id))
     }
 }
 
@@ -137,8 +142,10 @@ pub(crate) struct Candidates {
     filed: Vec<Slot>,
     /// `(dependency, dependent)`, by position.
     dependents: BTreeSet<(usize, usize)>,
-    /// Each seat that owns a row, with its index in `own`.
-    seats: BTreeMap<String, usize>,
+    /// Each seat that owns a row, with its index in `own`, in name order: a sorted list
+    /// searched by halves rather than a B-tree keyed by `String`, which would be compiled for
+    /// this alone.
+    seats: Vec<(String, usize)>,
     /// By seat: its ready in-progress rows, then its ready queued rows.
     own: Vec<[BTreeSet<usize>; 2]>,
     /// The ready queued rows nobody owns.
@@ -220,7 +227,7 @@ impl Candidates {
         while let Some(d) = self.dirty.pop() {
             self.refresh(rows, d);
         }
-        let own = self.seats.get(seat).map(|&s| &self.own[s]);
+        let own = self.seat_at(seat).ok().map(|i| &self.own[self.seats[i].1]);
         own.and_then(|[held, queued]| held.first().or(queued.first()))
             .or(self.free.first())
             .copied()
@@ -283,22 +290,34 @@ impl Candidates {
     }
 
     fn seat(&mut self, name: &str) -> usize {
-        if let Some(&s) = self.seats.get(name) {
-            return s;
+        match self.seat_at(name) {
+            Ok(i) => self.seats[i].1,
+            Err(i) => {
+                let s = self.own.len();
+                self.own.push(Default::default());
+                self.seats.insert(i, (String::from(name), s));
+                s
+            }
         }
-        let s = self.own.len();
-        self.own.push(Default::default());
-        self.seats.insert(String::from(name), s);
-        s
+    }
+
+    /// Where `name` stands in `seats`, or where it would.
+    fn seat_at(&self, name: &str) -> Result<usize, usize> {
+        self.seats.binary_search_by(|(n, _)| n.as_str().cmp(name))
     }
 
     /// The positions of the rows `ids` names, without repeats; notes an id with no row.
     fn positions(&mut self, pos: &BTreeMap<u64, usize>, ids: &[u64]) -> Vec<usize> {
-        let mut out: Vec<usize> = ids.iter().filter_map(|id| pos.get(id).copied()).collect();
+        // Sorted as u64, the type the core sorts ids in, so that no sort is compiled for
+        // usize alone; a position always fits both ways.
+        let mut out: Vec<u64> = ids
+            .iter()
+            .filter_map(|id| pos.get(id).map(|&p| p as u64))
+            .collect();
         self.dangling |= out.len() < ids.len();
         out.sort_unstable();
         out.dedup();
-        out
+        out.into_iter().map(|p| p as usize).collect()
     }
 
     /// How many of `ids` are not done rows, each id counted once.

@@ -24,24 +24,26 @@ fn row_of(args: &Args) -> Option<u64> {
 /// Rows in progress or in review whose last entry (in log order) is at or before `cutoff`,
 /// oldest first, ties by row id.
 pub fn stale<'a>(rows: &'a [Row], log: &'a [Entry], cutoff: &str) -> Vec<Stale<'a>> {
-    let mut last: BTreeMap<u64, &Entry> = BTreeMap::new();
-    for entry in log {
+    // Each row to the place in the log of its last entry: the map type of the queue's row
+    // index, so no B-tree is compiled for entry references alone.
+    let mut last: BTreeMap<u64, usize> = BTreeMap::new();
+    for (at, entry) in log.iter().enumerate() {
         match &entry.args {
             Args::Genesis(g) => {
                 for r in &g.rows {
-                    last.insert(r.id, entry);
+                    last.insert(r.id, at);
                 }
             }
             // The entries before a cut are archived: a kept row counts as touched at the cut,
             // so `--stale` can only understate how long such a row has waited.
             Args::Epoch(e) => {
                 for r in &e.state.rows {
-                    last.insert(r.id, entry);
+                    last.insert(r.id, at);
                 }
             }
             args => {
                 if let Some(id) = row_of(args) {
-                    last.insert(id, entry);
+                    last.insert(id, at);
                 }
             }
         }
@@ -50,7 +52,7 @@ pub fn stale<'a>(rows: &'a [Row], log: &'a [Entry], cutoff: &str) -> Vec<Stale<'
         .iter()
         .filter(|r| matches!(r.status, Status::InProgress | Status::InReview))
         .filter_map(|row| {
-            let e = last.get(&row.id)?;
+            let e = &log[*last.get(&row.id)?];
             (e.at.as_str() <= cutoff).then_some(Stale {
                 row,
                 rev: e.rev,

@@ -106,14 +106,14 @@ impl State {
         root: String,
         semantics: u8,
     ) -> State {
-        let index = rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let index = index_of(&rows);
         State {
             revision,
             rows,
             branch: Some(branch),
             root: Some(root),
             index,
-            reasons: reasons.into_iter().collect(),
+            reasons: map_of(reasons),
             waits: None,
             candidates: None,
             spent: 0,
@@ -145,7 +145,7 @@ impl State {
     /// `epoch_sha` hashes the entry's compact canonical JSON, which the archive entry pins.
     pub(crate) fn from_epoch(args: &EpochArgs, rev: u64, epoch_sha: String) -> State {
         let st = &args.state;
-        let index = st.rows.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let index = index_of(&st.rows);
         let last = args.archives.last();
         let before = args
             .archives
@@ -167,7 +167,7 @@ impl State {
             branch: Some(st.branch.clone()),
             root: Some(st.root.clone()),
             index,
-            reasons: st.reasons.iter().cloned().collect(),
+            reasons: map_of(st.reasons.iter().cloned()),
             waits: None,
             candidates: None,
             spent: st.spent,
@@ -424,6 +424,22 @@ fn budget(rev: u64) -> u64 {
 
 /// The positions of the rows `ids` names; an id with no row (which no replayed state holds)
 /// is left out.
+/// Each row's id to its place. Built by inserting, as `map_of` builds the reasons, not by
+/// `collect()`, which compiles a sort and a deduplicating builder for every key, value and
+/// iterator type it is called with; a queue's rows are few, and insert is compiled anyway.
+fn index_of(rows: &[Row]) -> BTreeMap<u64, usize> {
+    map_of(rows.iter().enumerate().map(|(i, r)| (r.id, i)))
+}
+
+/// A map of `pairs`, a later pair for a key replacing an earlier one (as `collect()` does).
+fn map_of<V>(pairs: impl IntoIterator<Item = (u64, V)>) -> BTreeMap<u64, V> {
+    let mut map = BTreeMap::new();
+    for (k, v) in pairs {
+        map.insert(k, v);
+    }
+    map
+}
+
 fn positions(index: &BTreeMap<u64, usize>, ids: &[u64]) -> Vec<usize> {
     ids.iter().filter_map(|id| index.get(id).copied()).collect()
 }

@@ -310,15 +310,26 @@ impl Waits {
         let (moved, steps) = self.search(x, late, top, limit)?;
         match moved {
             Moved::Forward(mut rows) => {
-                rows.sort_unstable_by_key(|&n| self.order.label(n));
+                self.in_order(&mut rows);
                 self.order.move_after(top, &rows);
             }
             Moved::Backward(mut rows) => {
-                rows.sort_unstable_by_key(|&n| self.order.label(n));
+                self.in_order(&mut rows);
                 self.order.move_before(x, &rows);
             }
         }
         Ok(steps)
+    }
+
+    /// Sorts `rows` by where they stand. Labels are distinct, so sorting (label, row) pairs
+    /// gives the same order, and replay already compiles the sort of that pair type; a sort by
+    /// a key would be compiled for this closure alone.
+    fn in_order(&self, rows: &mut [usize]) {
+        let mut pairs: Vec<(u64, usize)> = rows.iter().map(|&n| (self.order.label(n), n)).collect();
+        pairs.sort_unstable();
+        for (row, (_, n)) in rows.iter_mut().zip(pairs) {
+            *row = n;
+        }
     }
 
     /// Searches forward from `x` (the rows that wait on it, directly or through others, that

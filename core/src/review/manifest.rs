@@ -2,7 +2,7 @@
 //! `sha256:` over the manifest's bytes; `review verify-commit` later hashes each listed path.
 //! Paths stay inside the tree: absolute paths, `..`, empty or `.` components and NUL refuse.
 
-use alloc::collections::BTreeSet;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -36,8 +36,10 @@ pub fn parse(text: &str) -> Result<Vec<Listed<'_>>, ReviewError> {
         return Err(bad(1, "the manifest lists no files"));
     }
     let mut out: Vec<Listed<'_>> = Vec::new();
-    // A set, not a scan of `out`: a manifest may list tens of thousands of files.
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    // A set, not a scan of `out`: a manifest may list tens of thousands of files. Kept as a
+    // map from each path to its line, the type map drift counts lines in, so that the wasm
+    // modules compile one B-tree for both instead of two.
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, line) in body.split('\n').enumerate() {
         let n = i + 1;
         let (sha256, path) = line
@@ -47,7 +49,7 @@ pub fn parse(text: &str) -> Result<Vec<Listed<'_>>, ReviewError> {
             return Err(bad(n, "the digest is not 64 lowercase hex characters"));
         }
         check_path(path).map_err(|why| bad(n, why))?;
-        if !seen.insert(path) {
+        if seen.insert(path, n).is_some() {
             return Err(bad(n, "the path is listed twice"));
         }
         out.push(Listed { sha256, path });

@@ -223,9 +223,11 @@ fn quote(rows: &[u64], between: &str) -> String {
 /// each row entered once, so a long chain costs one pass over the rows it reaches. The first
 /// path in this walk's order is the one refusals have always named.
 fn path_back(state: &State, id: u64, after: &[u64]) -> Option<Vec<u64>> {
-    let mut seen = alloc::collections::BTreeSet::new();
+    // Each row entered, to the length of the path it was entered on: the row index's map type,
+    // so that no set of ids is compiled apart.
+    let mut seen = alloc::collections::BTreeMap::new();
     for &start in after {
-        if start != id && !seen.insert(start) {
+        if start != id && seen.insert(start, 1).is_some() {
             continue;
         }
         // Each frame: a row on the current path and how many of its dependencies were tried.
@@ -239,7 +241,7 @@ fn path_back(state: &State, id: u64, after: &[u64]) -> Option<Vec<u64>> {
             match deps.get(tried) {
                 Some(&dep) => {
                     top.1 += 1;
-                    if dep == id || seen.insert(dep) {
+                    if dep == id || seen.insert(dep, path.len() + 1).is_none() {
                         path.push((dep, 0));
                     }
                 }

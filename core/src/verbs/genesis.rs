@@ -1,7 +1,7 @@
 //! `genesis`: the first entry, which turns the reviewed migration map into rows. Every row
 //! starts with `closes` equal to its issues (not narrowed), no reviewers, brief or review.
 
-use alloc::collections::BTreeSet;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -53,9 +53,10 @@ pub(super) fn apply(
             why: "must be the 40-hex blob id of the QUEUE.md the map was built from",
         });
     }
-    let mut seen = BTreeSet::new();
-    for r in &a.rows {
-        if r.id == 0 || !seen.insert(r.id) {
+    // Each id to its row's place, in the row index's map type (no set of ids compiled apart).
+    let mut seen = BTreeMap::new();
+    for (i, r) in a.rows.iter().enumerate() {
+        if r.id == 0 || seen.insert(r.id, i).is_some() {
             return Err(VerbError::BadText {
                 field: "map row id",
                 why: "must be a positive number used once",
