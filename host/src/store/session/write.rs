@@ -31,7 +31,7 @@ pub fn change<E: From<SessionError>>(
 
 /// Refuses a change while the fence stands: under the lock, where it decides, and where the
 /// lock cannot be taken (`Session::open_change`).
-pub fn not_adopted(io: &dyn Io, paths: &Paths) -> Result<(), SessionError> {
+fn not_adopted(io: &dyn Io, paths: &Paths) -> Result<(), SessionError> {
     let fence = store::adopted::read(io, paths);
     if let store::adopted::Fence::Failed(e) = fence {
         let path = store::adopted::path(paths);
