@@ -1,7 +1,8 @@
-//! bench-peer: mosaic-queue side by side with beads_rust's `br` at 1,000 items, whole process
-//! (spawn to exit) and peak RSS, rounds interleaved in one run. Run: `cargo build --release -p
-//! mosaic-queue`, then `cargo run --release -p mosaic-queue --example bench-peer` (needs `br`
-//! 0.7.6 on PATH; `MOSAIC_QUEUE_BIN` names another build of the binary).
+//! bench-peer: mosaic-queue side by side with beads_rust's `br` at 1,000 items (another count
+//! with `BENCH_PEER_ITEMS`), whole process (spawn to exit) and peak RSS, rounds interleaved in
+//! one run. Run: `cargo build --release -p mosaic-queue`, then `cargo run --release -p
+//! mosaic-queue --example bench-peer` (needs `br` 0.7.6 on PATH; `MOSAIC_QUEUE_BIN` names
+//! another build of the binary).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,8 +12,18 @@ use serde_json::Value;
 use support::bench::{BENCH_QUEUE_MD, Scratch, queued_checkout, release_binary};
 use support::relay::{self, Run, measure};
 
-/// Items in each tool's store: the size the goals are stated at.
-const ITEMS: u64 = 1_000;
+/// Items in each tool's store: the size the goals are stated at, 1,000, unless
+/// `BENCH_PEER_ITEMS` names another (the goals are also stated at 10,000).
+fn items_count() -> u64 {
+    static COUNT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *COUNT.get_or_init(|| {
+        std::env::var("BENCH_PEER_ITEMS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n| (1..=100_000).contains(n))
+            .unwrap_or(1_000)
+    })
+}
 /// Timed rounds; each round runs every command of both tools once.
 const ROUNDS: usize = 15;
 /// The peer version the goals were set against; another one is measured but named.
@@ -92,7 +103,7 @@ fn items(stdout: &[u8]) -> usize {
     }
 }
 
-/// A br workspace of `ITEMS` open tasks in a git repository at `<dir>/br`, created in one bulk
+/// A br workspace of `items_count()` open tasks in a git repository at `<dir>/br`, created in one bulk
 /// import (`create --file`, one `## Title` heading per item); returns the tool and the ids.
 fn br_workspace(br: &Path, base: &Path) -> (Tool, Vec<String>) {
     let dir = base.join("br");
@@ -106,7 +117,7 @@ fn br_workspace(br: &Path, base: &Path) -> (Tool, Vec<String>) {
     };
     tool.run(&["init", "--prefix", "bench"]);
     let mut md = String::new();
-    for id in 1..=ITEMS {
+    for id in 1..=items_count() {
         md.push_str(&format!(
             "## Piece {id}\n\n### Type\ntask\n\n### Priority\n2\n\n"
         ));
@@ -124,7 +135,11 @@ fn br_workspace(br: &Path, base: &Path) -> (Tool, Vec<String>) {
         .iter()
         .filter_map(|i| Some(i.get("id")?.as_str()?.to_owned()))
         .collect();
-    assert_eq!(ids.len() as u64, ITEMS, "br holds every imported item");
+    assert_eq!(
+        ids.len() as u64,
+        items_count(),
+        "br holds every imported item"
+    );
     (tool, ids)
 }
 
@@ -178,7 +193,7 @@ fn main() {
 
     let mq = Tool {
         program: bin.clone(),
-        dir: queued_checkout(&bin, base, ITEMS, BENCH_QUEUE_MD),
+        dir: queued_checkout(&bin, base, items_count(), BENCH_QUEUE_MD),
         home: base.join("home"),
         scratch: base.clone(),
     };
@@ -189,11 +204,12 @@ fn main() {
             .to_owned()
     });
     println!(
-        "bench-peer: {} ({}) against {} ({}); {ITEMS} items each, {ROUNDS} interleaved rounds, in {}",
+        "bench-peer: {} ({}) against {} ({}); {} items each, {ROUNDS} interleaved rounds, in {}",
         bin.display(),
         versions[0],
         br.display(),
         versions[1],
+        items_count(),
         base.display()
     );
     if !versions[1].contains(PEER_VERSION) {
@@ -203,11 +219,11 @@ fn main() {
     // The pairs. Writes: `note ID TEXT` and `br update ID --notes TEXT` each replace one text
     // field of one existing item, durably, in the tool's default mode (mosaic-queue: the
     // locked write of queue.json, its witness and QUEUE.md; br: its SQLite database and the
-    // JSONL export it flushes after every change). Reads: the whole 1,000-item list as JSON
+    // JSONL export it flushes after every change). Reads: the whole list as JSON
     // on both sides; `next` answers "what do I work on" with one row where `br ready` lists
     // every ready item, which is the verb br offers for that question.
     let write_mq = |k: usize| {
-        let row = (k as u64 % ITEMS + 1).to_string();
+        let row = (k as u64 % items_count() + 1).to_string();
         let (text, op) = (format!("bench note {k}"), format!("peer-note-{k:04}"));
         mq.run(&["note", &row, &text, "--op", &op, "--by", "lead"])
     };
@@ -228,10 +244,14 @@ fn main() {
     ];
     assert_eq!(
         items(&list[0].stdout) as u64,
-        ITEMS,
+        items_count(),
         "mosaic-queue lists every row"
     );
-    assert_eq!(items(&list[1].stdout) as u64, ITEMS, "br lists every item");
+    assert_eq!(
+        items(&list[1].stdout) as u64,
+        items_count(),
+        "br lists every item"
+    );
     println!(
         "   outputs: list --json {} / {} items ({} / {} KiB); next SEAT --json {} row ({} B), ready --json {} items ({} KiB)",
         items(&list[0].stdout),
