@@ -25,7 +25,7 @@ use crate::io::{FileId, Io, Kind};
 /// it sweeps those itself (`sweep_follower_temps`). Every locked path that writes calls it
 /// once: `write_durably` and `create` themselves, the others before they write.
 pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
-    for path in temps(io, paths, &[LOCKED_PLANS, LOCKED_GIT]) {
+    for path in temps(io, paths, Whose::Locked) {
         let _ = io.remove(&path);
     }
 }
@@ -34,7 +34,7 @@ pub fn sweep_temps(io: &dyn Io, paths: &Paths) {
 /// the follower's claim, so no other process writes these meanwhile (adopt, the other writer
 /// of the fence, refuses to run beside a follower).
 pub fn sweep_follower_temps(io: &dyn Io, paths: &Paths) {
-    for path in temps(io, paths, &[FOLLOWER_GIT]) {
+    for path in temps(io, paths, Whose::Follower) {
         let _ = io.remove(&path);
     }
 }
@@ -42,35 +42,46 @@ pub fn sweep_follower_temps(io: &dyn Io, paths: &Paths) {
 /// The writers' and the follower's temp files in the checkout now (the sweeps remove them;
 /// `doctor` only names them).
 pub fn leftover_temps(io: &dyn Io, paths: &Paths) -> Vec<PathBuf> {
-    temps(io, paths, &[LOCKED_PLANS, ALL_GIT])
+    temps(io, paths, Whose::All)
 }
 
-/// Where a set of temp files lives (docs/plans or .git) and the prefixes of their names.
-type TempSet = (fn(&Paths) -> &Path, &'static [&'static str]);
+/// Whose temp files: the lock holder's, the follower's, or both.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Whose {
+    Locked,
+    Follower,
+    All,
+}
 
-const LOCKED_PLANS: TempSet = (|p| &p.plans, &[".queue.json.", ".QUEUE.md."]);
-const LOCKED_GIT: TempSet = (
-    |p| &p.git_dir,
-    &[".mosaic-queue.head.", ".mosaic-queue.view."],
-);
-const FOLLOWER_GIT: TempSet = (
-    |p| &p.git_dir,
-    &[".mosaic-queue.replicated.", ".mosaic-queue.adopted."],
-);
-
-const ALL_GIT: TempSet = (
-    |p| &p.git_dir,
-    &[
-        ".mosaic-queue.head.",
-        ".mosaic-queue.view.",
-        ".mosaic-queue.replicated.",
-        ".mosaic-queue.adopted.",
-    ],
+/// Each directory that holds temp files, and the prefixes of their names: those the lock
+/// holder writes, then those the follower writes without the lock.
+type TempDir = (
+    fn(&Paths) -> &Path,
+    &'static [&'static str],
+    &'static [&'static str],
 );
 
-fn temps(io: &dyn Io, paths: &Paths, sets: &[TempSet]) -> Vec<PathBuf> {
+const TEMP_DIRS: [TempDir; 2] = [
+    (|p| &p.plans, &[".queue.json.", ".QUEUE.md."], &[]),
+    (
+        |p| &p.git_dir,
+        &[".mosaic-queue.head.", ".mosaic-queue.view."],
+        &[".mosaic-queue.replicated.", ".mosaic-queue.adopted."],
+    ),
+];
+
+/// Temp files `.<prefix><pid>.tmp` of `whose`, each directory listed once, names in order.
+fn temps(io: &dyn Io, paths: &Paths, whose: Whose) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    for (dir, prefixes) in sets {
+    for (dir, locked, follower) in TEMP_DIRS {
+        let prefixes: Vec<&str> = match whose {
+            Whose::Locked => locked.to_vec(),
+            Whose::Follower => follower.to_vec(),
+            Whose::All => [locked, follower].concat(),
+        };
+        if prefixes.is_empty() {
+            continue;
+        }
         let dir = dir(paths);
         let mut names = io.list(dir).unwrap_or_default();
         names.sort();
