@@ -7,7 +7,7 @@
 
 use std::process::{Child, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use support::replica::{
@@ -19,6 +19,8 @@ const SEATS: usize = 8;
 /// Each seat's pace: eight seats at one change per 800 ms make ten a second.
 const PACE: Duration = Duration::from_millis(800);
 const WAIT: Duration = Duration::from_secs(120);
+/// Receipts the seats must have seen before the kill.
+const ENOUGH: usize = 10;
 
 /// How long the seats write before the kill can come, and the seed that places it.
 fn settings() -> (Duration, u64) {
@@ -89,13 +91,17 @@ fn rows(host: &Repo) -> Vec<String> {
 
 /// The seats writing until `stop`; each change a child process, killed where it stands when
 /// the host goes down. Every attempt, acknowledged or not, is kept.
-fn seats(host: &Repo, stop: &Arc<AtomicBool>) -> Vec<std::thread::JoinHandle<Vec<Attempt>>> {
+fn seats(
+    host: &Repo,
+    stop: &Arc<AtomicBool>,
+    acked: &Arc<AtomicUsize>,
+) -> Vec<std::thread::JoinHandle<Vec<Attempt>>> {
     rows(host)
         .into_iter()
         .enumerate()
         .map(|(s, row)| {
             let root = host.root.clone();
-            let stop = Arc::clone(stop);
+            let (stop, acked) = (Arc::clone(stop), Arc::clone(acked));
             std::thread::spawn(move || {
                 let seat = format!("soak-{}", s + 1);
                 let start = Instant::now() + PACE * s as u32 / SEATS as u32;
@@ -122,6 +128,9 @@ fn seats(host: &Repo, stop: &Arc<AtomicBool>) -> Vec<std::thread::JoinHandle<Vec
                         .spawn()
                         .expect("a seat's change runs");
                     (attempt.stdout, attempt.stderr) = finish(child, &stop);
+                    if attempt.acked_rev().is_some() {
+                        acked.fetch_add(1, Ordering::SeqCst);
+                    }
                     attempts.push(attempt);
                 }
                 attempts
@@ -170,8 +179,17 @@ fn soak(host: &Repo, remote: &Remote, follower: Follower) -> Soak {
     // The kill falls in the second half of the run, once the seats are all writing.
     let at = length / 2 + Duration::from_millis(draw(seed) % (length.as_millis() as u64 / 2));
     let stop = Arc::new(AtomicBool::new(false));
-    let threads = seats(host, &stop);
+    let acked_so_far = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let threads = seats(host, &stop, &acked_so_far);
     std::thread::sleep(at);
+    // Not before the seats have seen enough receipts for the soak to mean something: on a
+    // loaded machine that takes longer than the seeded moment, and the kill waits for it.
+    let enough = started + WAIT;
+    while acked_so_far.load(Ordering::SeqCst) < ENOUGH && Instant::now() < enough {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let at = started.elapsed();
     // The power cord: the follower and every writer in flight at once.
     stop.store(true, Ordering::SeqCst);
     let lag = last_lag(&follower);
@@ -200,8 +218,8 @@ fn soak(host: &Repo, remote: &Remote, follower: Follower) -> Soak {
         .find(|a| !a.stderr.is_empty())
         .map(|a| &a.stderr);
     assert!(
-        acked >= 10,
-        "too few changes acknowledged for a soak: {acked}; one said {said:?}"
+        acked >= ENOUGH,
+        "too few changes acknowledged for a soak within {WAIT:?}: {acked}; one said {said:?}"
     );
     Soak {
         attempts,
@@ -215,7 +233,7 @@ fn soak(host: &Repo, remote: &Remote, follower: Follower) -> Soak {
 /// at the revision its receipt named. Answers the acknowledged ops it lacks.
 fn adopted(host: &Repo, remote: &Remote, soak: &Soak) -> (Repo, Vec<String>) {
     let standby = standby(host, remote);
-    let out = adopt_within(&standby, remote, WAIT);
+    let out = adopt_within(&standby, remote, &[], WAIT);
     let printed = out.ok();
     assert!(
         printed.starts_with(&format!(
