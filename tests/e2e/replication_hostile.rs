@@ -28,7 +28,7 @@ fn pushed(name: &str, remote: &Remote) -> (Repo, Repo) {
 #[track_caller]
 fn adopt_refused(standby: &Repo, remote: &Remote, code: i32, line: &str) {
     let before: Snapshot = standby.snapshot();
-    let out = adopt_within(standby, remote, WAIT);
+    let out = adopt_within(standby, remote, &[], WAIT);
     assert_eq!(out.fails(code), format!("mosaic-queue: {line}"));
     standby.assert_unchanged(&before);
 }
@@ -255,7 +255,7 @@ fn a_tampered_queue_json_is_refused() {
         ]);
     });
     let before = standby.snapshot();
-    let out = adopt_within(&standby, &remote, WAIT);
+    let out = adopt_within(&standby, &remote, &[], WAIT);
     let line = out.fails(2);
     let start = format!(
         "mosaic-queue: the ref cannot be adopted: commit {}: its docs/plans/queue.json does not verify: ",
@@ -440,22 +440,7 @@ fn a_remote_that_hangs_is_bounded_by_the_git_timeout() {
         "git ls-remote got no answer before its deadline; check the remote and start follow again",
     );
     let before = standby.snapshot();
-    let out = run_within(
-        &standby.root,
-        &[
-            "adopt",
-            "--from",
-            &remote.url,
-            "--op",
-            "lead-adopt-1",
-            "--by",
-            "lead",
-            "--git-timeout",
-            "1",
-        ],
-        &[],
-        WAIT,
-    );
+    let out = adopt_within(&standby, &remote, &["--git-timeout", "1"], WAIT);
     assert_eq!(
         out.fails(3),
         "mosaic-queue: git ls-remote got no answer before its deadline: nothing was adopted; check the remote and run adopt again"

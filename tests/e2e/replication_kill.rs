@@ -43,7 +43,7 @@ fn host_at_rev_3(name: &str, remote: &Remote) -> (Repo, Follower, Acked) {
 fn adopt(host: &Repo, standby: &Repo, remote: &Remote, revision: u64) -> String {
     let commit = remote.head(LIVE).expect("the ref exists");
     assert_eq!(remote.revision_of(&commit), revision, "the ref's head");
-    let out = adopt_within(standby, remote, WAIT);
+    let out = adopt_within(standby, remote, &[], WAIT);
     assert_eq!(
         out.ok(),
         adopt_lines(host, standby, remote, "lead-adopt-1", revision, &commit)

@@ -368,9 +368,10 @@ pub fn assert_no_op_twice(repo: &Repo) {
     assert_eq!(distinct.len(), ops.len(), "no op twice: {ops:?}");
 }
 
-/// `adopt --from` the remote in `standby` by the lead (op `lead-adopt-1`), within `wait`.
-pub fn adopt_within(standby: &Repo, remote: &Remote, wait: Duration) -> Out {
-    let args = [
+/// `adopt --from` the remote in `standby` by the lead (op `lead-adopt-1`), with `extra`
+/// arguments after it, within `wait`.
+pub fn adopt_within(standby: &Repo, remote: &Remote, extra: &[&str], wait: Duration) -> Out {
+    let mut args = vec![
         "adopt",
         "--from",
         &remote.url,
@@ -379,6 +380,7 @@ pub fn adopt_within(standby: &Repo, remote: &Remote, wait: Duration) -> Out {
         "--by",
         "lead",
     ];
+    args.extend_from_slice(extra);
     crate::run_within(&standby.root, &args, &[], wait)
 }
 
