@@ -544,18 +544,7 @@ fn of_two_standbys_adopting_at_once_exactly_one_wins() {
     .stderr(std::process::Stdio::piped())
     .spawn()
     .unwrap();
-    let out = first.run(
-        &[
-            "adopt",
-            "--from",
-            &remote.url,
-            "--op",
-            "lead-adopt-1",
-            "--by",
-            "lead",
-        ],
-        &[],
-    );
+    let out = adopt_within(&first, &remote, &[], WAIT);
     assert_eq!(
         out.ok(),
         adopt_lines(&host, &first, &remote, "lead-adopt-1", 3, &head)
